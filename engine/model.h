@@ -1,0 +1,80 @@
+// Model: everything that does not change while stepping (MuJoCo's mjModel, Warp's Model).
+//
+// Structure of arrays; every array is commented with its shape. Bodies are stored about their
+// centre of mass. A body owns a contiguous range of convex parts (shapes): a compound body such
+// as a table or a container is a union of convex polytopes, as in [PEG] section 6.
+// Emitted bodies (the pouring scenes) exist in the model from the start, dormant until
+// spawnTime, so that the model stays fixed while stepping and runs stay deterministic.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/core/math.h"
+#include "engine/geometry/polytope.h"
+
+namespace cs {
+struct Color3 { float r, g, b; };
+}
+
+namespace cs {
+
+enum class ShapeType : int { Polytope = 0, Sphere = 1 };
+
+enum class JointType : int { Fixed = 0, Ball = 1, Revolute = 2, Prismatic = 3 };
+
+struct Material {
+    Real friction = Real(0.5);     // Coulomb mu
+    Real restitution = 0;          // used by impact models (PLUS); the time stepper is inelastic
+};
+
+struct Joint {
+    JointType type = JointType::Ball;
+    int bodyA = -1, bodyB = -1;    // -1: the world
+    Vec3 anchorA{0, 0, 0};         // in A's COM frame (world frame when bodyA == -1)
+    Vec3 anchorB{0, 0, 0};
+    Vec3 axisA{0, 0, 1};           // hinge / slide axis in A's frame
+    Vec3 axisB{0, 0, 1};
+    Quat relRot = quatIdentity();  // rest relative orientation q_A^-1 q_B (fixed / angular rows)
+    Real compliance = 0;           // [NSN] section 3.2, m/N (positional rows)
+    Real bendCompliance = -1;      // revolute: angular compliance of the free axis (<0: free)
+    bool drive = false;            // drive the free coordinate to driveTarget
+    Real driveTarget = 0;          // rad (revolute) or m (prismatic)
+    Real driveCompliance = 0;
+    std::string name;
+};
+
+struct Model {
+    // ---- bodies (nbody) ----
+    std::vector<std::string> bodyName;   // (nbody)
+    std::vector<Real> invMass;           // (nbody) 0 for static bodies
+    std::vector<Real> mass;              // (nbody) 0 for static bodies
+    std::vector<Mat3> inertiaLocal;      // (nbody) about the COM, body frame
+    std::vector<Mat3> invInertiaLocal;   // (nbody) zero for static bodies
+    std::vector<int> bodyMaterial;       // (nbody) index into materials
+    std::vector<int> bodyFirstShape;     // (nbody) first shape of the body
+    std::vector<int> bodyShapeCount;     // (nbody)
+    std::vector<Real> bodySpawnTime;     // (nbody) dormant before this time (0: from the start)
+    std::vector<Color3> bodyColor;       // (nbody) display colour
+
+    // ---- shapes: convex parts (nshape) ----
+    std::vector<ShapeType> shapeType;    // (nshape)
+    std::vector<int> shapeBody;          // (nshape)
+    std::vector<Transform> shapeLocal;   // (nshape) part frame relative to the body COM frame
+    std::vector<int> shapePolytope;      // (nshape) index into polytopes, -1 for spheres
+    std::vector<Real> shapeRadius;       // (nshape) sphere radius; bounding radius for polytopes
+
+    std::vector<ConvexPolytope> polytopes;  // (npolytope) in part-local coordinates
+    std::vector<Material> materials;        // (nmaterial)
+    std::vector<Joint> joints;              // (njoint)
+
+    // Initial state of each body (the scene's poses and velocities).
+    std::vector<Vec3> initialPos, initialLinVel, initialAngVel;   // (nbody)
+    std::vector<Quat> initialRot;                                  // (nbody)
+
+    int bodyCount() const { return (int)invMass.size(); }
+    int shapeCount() const { return (int)shapeType.size(); }
+    bool isStatic(int b) const { return invMass[b] == Real(0); }
+};
+
+}  // namespace cs

@@ -1,0 +1,45 @@
+// Four linear solvers for the Newton system A x = b of row_system.h, behind one signature
+// (as MuJoCo's mj_solPGS / mj_solCG share one): Jacobi, Gauss-Seidel, PCG and PCR, each with the
+// diagonal (Jacobi) preconditioner where it applies. [NSN] section 8.2 and figure 11.
+#pragma once
+
+#include <vector>
+
+#include "engine/solver/row_system.h"
+
+namespace cs {
+
+enum class LinearSolverType { Jacobi, GaussSeidel, PCG, PCR };
+
+struct LinearSolverSettings {
+    int maxIterations = 20;
+    Real tolerance = 0;           // stop when ||b - A x|| <= tolerance * ||b|| (0: run all iterations)
+    Real jacobiOmega = Real(0.6); // Jacobi relaxation; 2/3 or less keeps it convergent on contact
+                                  // systems where a row has many neighbours
+};
+
+struct LinearSolveResult {
+    int iterations = 0;
+    Real residual = 0;            // ||b - A x||_2 at exit
+    Real initialResidual = 0;
+};
+
+// Reusable scratch so no solve allocates in steady state.
+struct LinearSolverScratch {
+    std::vector<Spatial> w;                   // (bodies) H^-1 J^T x
+    std::vector<Real> r, z, p, q, Ap, Az, d;  // (rows) Krylov vectors and the diagonal
+};
+
+// Solves A x = b starting from the given x (zero or warm). Records ||b - A x|| after each
+// iteration into residualHistory when non-null (entry 0: the initial residual).
+LinearSolveResult solveLinear(LinearSolverType type, const RowSystemView& system, const Real* b,
+                              Real* x, const LinearSolverSettings& settings,
+                              LinearSolverScratch& scratch, std::vector<Real>* residualHistory);
+
+// y = A x, matrix-free (scatter per row, gather per row).
+void applySystem(const RowSystemView& system, const Real* x, Real* y, LinearSolverScratch& scratch);
+
+const char* linearSolverName(LinearSolverType type);      // "jacobi", "gs", "pcg", "pcr"
+bool parseLinearSolver(const char* name, LinearSolverType& out);
+
+}  // namespace cs

@@ -1,0 +1,37 @@
+// State: the least that must be integrated, plus the warm-start impulses carried between steps.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/core/math.h"
+
+namespace cs {
+
+// A contact's identity across steps: the two shapes and the two features (see narrow_phase.h).
+struct ContactKey {
+    uint64_t shapes;     // (shapeA << 32) | shapeB
+    uint64_t features;   // (featureA << 32) | featureB, feature ids encode kind and index
+    bool operator==(const ContactKey& o) const { return shapes == o.shapes && features == o.features; }
+    bool operator<(const ContactKey& o) const {
+        return shapes != o.shapes ? shapes < o.shapes : features < o.features;
+    }
+};
+
+struct WarmImpulse {
+    ContactKey key;
+    Real normal;
+    Real tangent[2];
+};
+
+struct State {
+    Real time = 0;
+    std::vector<Vec3> pos;       // (nbody) centre of mass, world
+    std::vector<Quat> rot;       // (nbody) unit quaternion, body to world
+    std::vector<Vec3> linVel;    // (nbody)
+    std::vector<Vec3> angVel;    // (nbody) world frame
+    std::vector<WarmImpulse> warm;   // sorted by key: last step's contact impulses
+    std::vector<Real> jointWarm;     // (joint rows) last step's joint impulses
+};
+
+}  // namespace cs
