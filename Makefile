@@ -22,7 +22,7 @@ run: build
 	./$(BUILD)/sandbox $(SCENE)
 
 test: build
-	cd $(BUILD) && ./cs_tests
+	cd $(BUILD) && ctest --output-on-failure
 
 bench: build
 	bash scripts/bench.sh $(BUILD)
