@@ -12,6 +12,8 @@
 
 namespace cs {
 
+struct BodyDesc;   // engine/model_builder.h
+
 enum class ContactModelType { Standard, PEG, PLUS, Compliant };
 enum class NcpFunction { FischerBurmeister, MinimumMap };
 
@@ -53,6 +55,24 @@ struct SolveStats {
     std::vector<std::vector<Real>> linearResidual;   // (newton iters) x (linear iters + 1)
 };
 
+// The mouse drag: a compliant point-to-point constraint from a point fixed on the body to a
+// target in the world, solved inside the Newton iteration like any other row. Its stiffness is
+// scaled by the effective mass at the grabbed point (as MuJoCo's simulate does), so light and
+// heavy bodies follow alike: k = m_eff * (2 pi f)^2 with f = frequencyHz.
+struct DragSettings {
+    Real frequencyHz = 4;        // natural frequency of the drag spring
+    Real dampingRatio = 1;       // critical damping by default
+    Real maxForce = 2000;        // N; the drag impulse is clamped to maxForce * h
+};
+
+struct DragState {
+    int body = -1;               // -1: no drag
+    Vec3 localPoint{0, 0, 0};    // in the body's COM frame
+    Vec3 target{0, 0, 0};        // world
+    Vec3 force{0, 0, 0};         // last step's drag force on the body, N
+    Real effectiveMass = 0;      // kg, at the grabbed point along the worst axis
+};
+
 struct Contact {              // a potential contact turned into constraint rows, after the solve
     PotentialContact geometry;
     Real mu;
@@ -90,6 +110,18 @@ public:
 
     void draw(DebugDraw& draw) const;
 
+    // ---- interaction (the app and session replay use these) ----
+    void setDrag(int body, Vec3 localPoint, Vec3 target);  // start or move a drag
+    void clearDrag();
+    const DragState& drag() const { return drag_; }
+    DragSettings dragSettings;
+    // Adds a body between steps (a launched box or sphere); returns its index or -1 with error.
+    int addBody(const BodyDesc& desc, std::string* error);
+    // Ray cast against all shapes: returns the body hit first (or -1) and the hit point.
+    int rayCast(Vec3 origin, Vec3 direction, Vec3* hitPoint) const;
+    // Index of the body with this name, or -1.
+    int findBody(const std::string& name) const;
+
 private:
     void substep(Real h);
     Model model_;
@@ -100,6 +132,7 @@ private:
     bool lastStepFailed_ = false;
     std::string lastError_;
     int failedSteps_ = 0;
+    DragState drag_;
 };
 
 }  // namespace cs
