@@ -20,8 +20,8 @@ struct ContactKey {
 
 struct WarmImpulse {
     ContactKey key;
-    Real normal;
-    Real tangent[2];
+    Real normal;         // N s
+    Vec3 tangent;        // world-frame friction impulse, re-projected onto the next step's basis
 };
 
 struct State {

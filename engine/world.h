@@ -1,6 +1,7 @@
 // World: model + state + per-step scratch, and the one step() that orders the pipeline.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -99,6 +100,9 @@ public:
     const StepProfile& profile() const { return profile_; }
     const SolveStats& solveStats() const { return solveStats_; }
     const std::vector<Contact>& contacts() const { return contacts_; }
+    const std::vector<PotentialContact>& potentialContacts() const { return potential_; }
+    Real kineticEnergy() const;      // J, active dynamic bodies
+    Real maxPenetration() const;     // m, max over this step's contacts of -gap (0 if none)
     bool isActive(int body) const;   // spawned and not dormant
     Transform bodyTransform(int body) const { return {state_.pos[body], state_.rot[body]}; }
     Transform shapeTransform(int shape) const;
@@ -129,6 +133,10 @@ private:
     StepProfile profile_;
     SolveStats solveStats_;
     std::vector<Contact> contacts_;
+    std::vector<PotentialContact> potential_;
+    struct Scratch;                  // per-step buffers (world.cpp), reused between steps
+    std::shared_ptr<Scratch> scratch_;
+    std::shared_ptr<const Model> sceneModel_;   // the model as loaded, restored by reset()
     bool lastStepFailed_ = false;
     std::string lastError_;
     int failedSteps_ = 0;

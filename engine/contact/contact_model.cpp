@@ -1,0 +1,114 @@
+// Dispatch of the contact-model verbs (contact_model.h) and the shared contact drawing.
+#include "engine/contact/contact_model.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace cs {
+
+void buildStandardRows(const ContactStageInput& in, ConstraintRows& rows);
+void storeStandardResults(const ContactStageInput& in, const ConstraintRows& rows, const BodyVelocities& bodies,
+                          std::vector<Contact>& contacts, std::vector<WarmImpulse>& warm);
+
+bool contactModelAvailable(ContactModelType type, std::string* why) {
+    switch (type) {
+    case ContactModelType::Standard: return true;
+    case ContactModelType::PEG:
+        if (why) *why = "contact model 'peg' is not implemented yet (issue 4)";
+        return false;
+    case ContactModelType::PLUS:
+        if (why) *why = "contact model 'plus' is not implemented yet (issue 6)";
+        return false;
+    case ContactModelType::Compliant:
+        if (why) *why = "contact model 'compliant' is not implemented yet (issue 6)";
+        return false;
+    }
+    return false;
+}
+
+const char* contactModelName(ContactModelType type) {
+    switch (type) {
+    case ContactModelType::Standard: return "standard";
+    case ContactModelType::PEG: return "peg";
+    case ContactModelType::PLUS: return "plus";
+    case ContactModelType::Compliant: return "compliant";
+    }
+    return "?";
+}
+
+bool parseContactModel(const char* name, ContactModelType& out) {
+    for (ContactModelType t : {ContactModelType::Standard, ContactModelType::PEG, ContactModelType::PLUS,
+                               ContactModelType::Compliant}) {
+        if (std::strcmp(name, contactModelName(t)) == 0) {
+            out = t;
+            return true;
+        }
+    }
+    return false;
+}
+
+const char* ncpName(NcpFunction f) { return f == NcpFunction::FischerBurmeister ? "fb" : "min"; }
+
+bool parseNcp(const char* name, NcpFunction& out) {
+    if (!std::strcmp(name, "fb")) out = NcpFunction::FischerBurmeister;
+    else if (!std::strcmp(name, "min")) out = NcpFunction::MinimumMap;
+    else return false;
+    return true;
+}
+
+void contactPreSolve(const ContactStageInput& in, BodyVelocities& bodies) {
+    switch (in.settings.solver.contactModel) {
+    default: break;   // standard: no impact pass
+    }
+}
+
+void buildContactRows(const ContactStageInput& in, ConstraintRows& rows) {
+    switch (in.settings.solver.contactModel) {
+    default: buildStandardRows(in, rows); break;
+    }
+}
+
+void storeContactResults(const ContactStageInput& in, const ConstraintRows& rows, const BodyVelocities& bodies,
+                         std::vector<Contact>& contacts, std::vector<WarmImpulse>& warm) {
+    switch (in.settings.solver.contactModel) {
+    default: storeStandardResults(in, rows, bodies, contacts, warm); break;
+    }
+}
+
+void drawContactModel(ContactModelType type, const std::vector<Contact>& contacts, Real h, DebugDraw& draw) {
+    const DebugDrawFlags& f = draw.flags;
+    const Color point{1.0f, 0.85f, 0.1f, 1}, penetrating{1.0f, 0.1f, 0.1f, 1}, normal{0.2f, 0.6f, 1.0f, 1};
+    const Color stick{0.1f, 0.9f, 0.3f, 0.35f}, slip{1.0f, 0.3f, 0.2f, 0.35f}, force{1.0f, 0.5f, 0.0f, 1};
+    for (const Contact& c : contacts) {
+        const PotentialContact& g = c.geometry;
+        Vec3 p = g.pointB;   // on the supporting body
+        bool pen = g.gap < 0;
+        if (f.contactPoints && draw.drawPoint)
+            draw.drawPoint(p, 6.0f, (f.penetration && pen) ? penetrating : point, draw.context);
+        if (f.contactNormals && draw.drawLine) {
+            Real len = f.normalLength * (Real(0.2) + std::fmin(Real(1), std::fabs(c.normalImpulse)));
+            draw.drawLine(p, p + len * g.normal, normal, draw.context);
+        }
+        if ((f.frictionCones || f.contactForces) && draw.drawLine) {
+            // Impulse per step as a force is impulse/h; the app scales by forceScale.
+            Vec3 total = c.normalImpulse * g.normal + c.tangentImpulse[0] * c.tangent[0] +
+                         c.tangentImpulse[1] * c.tangent[1];
+            if (f.frictionCones && draw.drawTriangle) {
+                // Cone of half-angle atan(mu) around the normal, height fixed for readability.
+                Real height = f.normalLength, radius = c.mu * height;
+                const int segments = 12;
+                for (int s = 0; s < segments; ++s) {
+                    Real a0 = Real(2 * M_PI) * s / segments, a1 = Real(2 * M_PI) * (s + 1) / segments;
+                    Vec3 q0 = p + height * g.normal + radius * (std::cos(a0) * c.tangent[0] + std::sin(a0) * c.tangent[1]);
+                    Vec3 q1 = p + height * g.normal + radius * (std::cos(a1) * c.tangent[0] + std::sin(a1) * c.tangent[1]);
+                    draw.drawTriangle(p, q0, q1, c.sliding ? slip : stick, draw.context);
+                }
+                Real ln = length(total);
+                if (ln > 0) draw.drawLine(p, p + (height / fmax(ln, Real(1e-12))) * fmin(ln, Real(1)) * total, force, draw.context);
+            }
+            if (f.contactForces) draw.drawLine(p, p + (Real(f.forceScale) / h) * total, force, draw.context);   // N
+        }
+    }
+}
+
+}  // namespace cs

@@ -1,0 +1,50 @@
+// The contact-model stage: potential contacts in, constraint rows out.
+//
+// Every contact model exposes the same verbs (STYLE.md section 1, as Box2D joints share
+// prepare/warm-start/solve/draw):
+//   preSolve    optional impact pass that changes body velocities before the time step's
+//               solve ([PLUS] section 3: frozen time, Poisson phases); standard: nothing.
+//   buildRows   potential contacts -> rows of constraint_rows.h. The standard model makes one
+//               unilateral row plus two friction rows per potential contact. PEG groups several
+//               potential contacts into U, I and X constraints with slack rows ([PEG] 3-5).
+//   storeResults rows' impulses -> World::contacts() and the warm-start cache.
+//   draw        the model's own debug layer (PEG constraint groups, PLUS impact phases).
+// Dispatch is a switch on ContactModelType, never a virtual call.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/collision/potential_contact.h"
+#include "engine/solver/constraint_rows.h"
+#include "engine/solver/newton.h"
+#include "engine/world.h"
+
+namespace cs {
+
+struct ContactStageInput {
+    const Model& model;
+    const WorldSettings& settings;
+    const State& state;
+    const std::vector<PotentialContact>& potential;
+    Real h;
+};
+
+// True when the model is implemented in this build; otherwise *why says which issue adds it.
+bool contactModelAvailable(ContactModelType type, std::string* why);
+const char* contactModelName(ContactModelType type);   // "standard", "peg", "plus", "compliant"
+bool parseContactModel(const char* name, ContactModelType& out);
+const char* ncpName(NcpFunction f);                    // "fb", "min"
+bool parseNcp(const char* name, NcpFunction& out);
+
+void contactPreSolve(const ContactStageInput& in, BodyVelocities& bodies);
+void buildContactRows(const ContactStageInput& in, ConstraintRows& rows);
+void storeContactResults(const ContactStageInput& in, const ConstraintRows& rows, const BodyVelocities& bodies,
+                         std::vector<Contact>& contacts, std::vector<WarmImpulse>& warm);
+void drawContactModel(ContactModelType type, const std::vector<Contact>& contacts, Real h, DebugDraw& draw);
+
+// Coulomb coefficient of a pair: the geometric mean of the two materials' (Box2D's mixing rule),
+// times the world's friction scale.
+Real mixFriction(const Model& model, int bodyA, int bodyB, Real scale);
+
+}  // namespace cs

@@ -1,0 +1,162 @@
+// Adds bodies and joints to a Model: mass properties of a union of convex parts, the body frame
+// moved to the centre of mass, parts stored relative to it.
+#include "engine/model_builder.h"
+
+#include <cmath>
+
+namespace cs {
+
+namespace {
+
+// Parallel-axis shift of an inertia tensor about its own COM to a point offset by d from it:
+// I' = I + m (|d|^2 E - d d^T).
+Mat3 shiftInertia(const Mat3& inertia, Real mass, Vec3 d) {
+    Mat3 r = inertia;
+    Real dd = dot(d, d);
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) r.m[i][j] += mass * ((i == j ? dd : Real(0)) - d[i] * d[j]);
+    return r;
+}
+
+// Inverse of a symmetric positive definite 3x3 matrix (the inertia tensor).
+bool invertSpd(const Mat3& a, Mat3& inv) {
+    Real c00 = a.m[1][1] * a.m[2][2] - a.m[1][2] * a.m[2][1];
+    Real c01 = a.m[1][2] * a.m[2][0] - a.m[1][0] * a.m[2][2];
+    Real c02 = a.m[1][0] * a.m[2][1] - a.m[1][1] * a.m[2][0];
+    Real det = a.m[0][0] * c00 + a.m[0][1] * c01 + a.m[0][2] * c02;
+    if (!(det > 0) || !std::isfinite(det)) return false;
+    Real s = Real(1) / det;
+    inv.m[0][0] = c00 * s;
+    inv.m[0][1] = (a.m[0][2] * a.m[2][1] - a.m[0][1] * a.m[2][2]) * s;
+    inv.m[0][2] = (a.m[0][1] * a.m[1][2] - a.m[0][2] * a.m[1][1]) * s;
+    inv.m[1][0] = c01 * s;
+    inv.m[1][1] = (a.m[0][0] * a.m[2][2] - a.m[0][2] * a.m[2][0]) * s;
+    inv.m[1][2] = (a.m[0][2] * a.m[1][0] - a.m[0][0] * a.m[1][2]) * s;
+    inv.m[2][0] = c02 * s;
+    inv.m[2][1] = (a.m[0][1] * a.m[2][0] - a.m[0][0] * a.m[2][1]) * s;
+    inv.m[2][2] = (a.m[0][0] * a.m[1][1] - a.m[0][1] * a.m[1][0]) * s;
+    return true;
+}
+
+int fail(std::string* error, const std::string& message) {
+    if (error) *error = message;
+    return -1;
+}
+
+}  // namespace
+
+int addBody(Model& model, const BodyDesc& desc, std::string* error) {
+    const std::string who = "body '" + desc.name + "'";
+    if (desc.shapes.empty()) return fail(error, who + " has no shapes");
+    if (!desc.isStatic && desc.mass == 0 && !(desc.density > 0))
+        return fail(error, who + ": density must be positive");
+    if (!desc.isStatic && desc.mass < 0) return fail(error, who + ": mass must be positive");
+    if (desc.material.friction < 0) return fail(error, who + ": friction must be non-negative");
+
+    // Mass properties of each part in the body frame, then of the union.
+    Real density = desc.density > 0 ? desc.density : Real(1000);
+    Real totalMass = 0;
+    Vec3 com{0, 0, 0};
+    std::vector<MassProperties> parts;
+    for (size_t i = 0; i < desc.shapes.size(); ++i) {
+        const ShapeDesc& s = desc.shapes[i];
+        MassProperties mp;
+        if (s.type == ShapeType::Sphere) {
+            if (!(s.radius > 0)) return fail(error, who + ": sphere radius must be positive");
+            mp = sphereMassProperties(s.radius, density);
+        } else {
+            if (s.polytope.vertexCount() < 4 || !(s.polytope.volume > 0))
+                return fail(error, who + ": part " + std::to_string(i) + " is a degenerate polytope");
+            mp = polytopeMassProperties(s.polytope, density);
+        }
+        // Part frame -> body frame.
+        Mat3 r = toMat3(s.local.rot);
+        mp.centerOfMass = transformPoint(s.local, mp.centerOfMass);
+        mp.inertia = r * mp.inertia * transpose(r);
+        parts.push_back(mp);
+        totalMass += mp.mass;
+        com += mp.mass * mp.centerOfMass;
+    }
+    if (!(totalMass > 0)) return fail(error, who + " has zero volume");
+    com = com / totalMass;
+    Mat3 inertia = mat3Zero();
+    for (const MassProperties& mp : parts) inertia = inertia + shiftInertia(mp.inertia, mp.mass, mp.centerOfMass - com);
+    if (desc.mass > 0) {   // explicit mass: same shape of inertia, scaled
+        Real s = desc.mass / totalMass;
+        inertia = s * inertia;
+        totalMass = desc.mass;
+    }
+
+    const int body = model.bodyCount();
+    model.bodyName.push_back(desc.name.empty() ? "body" + std::to_string(body) : desc.name);
+    if (desc.isStatic) {
+        model.mass.push_back(0);
+        model.invMass.push_back(0);
+        model.inertiaLocal.push_back(mat3Zero());
+        model.invInertiaLocal.push_back(mat3Zero());
+    } else {
+        Mat3 inv;
+        if (!invertSpd(inertia, inv)) {
+            model.bodyName.pop_back();
+            return fail(error, who + " has a singular inertia tensor");
+        }
+        model.mass.push_back(totalMass);
+        model.invMass.push_back(Real(1) / totalMass);
+        model.inertiaLocal.push_back(inertia);
+        model.invInertiaLocal.push_back(inv);
+    }
+    model.materials.push_back(desc.material);
+    model.bodyMaterial.push_back((int)model.materials.size() - 1);
+    model.bodyFirstShape.push_back(model.shapeCount());
+    model.bodyShapeCount.push_back((int)desc.shapes.size());
+    model.bodySpawnTime.push_back(desc.spawnTime);
+    model.bodyColor.push_back(desc.color);
+
+    for (const ShapeDesc& s : desc.shapes) {
+        Transform local = s.local;
+        local.pos = local.pos - com;   // parts relative to the COM frame (same orientation)
+        model.shapeType.push_back(s.type);
+        model.shapeBody.push_back(body);
+        model.shapeLocal.push_back(local);
+        if (s.type == ShapeType::Sphere) {
+            model.shapePolytope.push_back(-1);
+            model.shapeRadius.push_back(s.radius);
+        } else {
+            model.shapePolytope.push_back((int)model.polytopes.size());
+            model.polytopes.push_back(s.polytope);
+            Real r = 0;
+            for (const Vec3& v : s.polytope.vertices) r = std::fmax(r, length(v));
+            model.shapeRadius.push_back(r);
+        }
+    }
+    // Body pose: the frame moves to the COM.
+    model.initialPos.push_back(transformPoint(desc.pose, com));
+    model.initialRot.push_back(normalize(desc.pose.rot));
+    model.initialLinVel.push_back(desc.isStatic ? Vec3{0, 0, 0} : desc.linVel);
+    model.initialAngVel.push_back(desc.isStatic ? Vec3{0, 0, 0} : desc.angVel);
+    return body;
+}
+
+int addJoint(Model& model, Joint joint, Vec3 worldAnchor, Vec3 worldAxis, std::string* error) {
+    const int n = model.bodyCount();
+    if (joint.bodyA < -1 || joint.bodyA >= n || joint.bodyB < -1 || joint.bodyB >= n || joint.bodyA == joint.bodyB)
+        return fail(error, "joint '" + joint.name + "' names an invalid pair of bodies");
+    if (joint.compliance < 0) return fail(error, "joint '" + joint.name + "': compliance must be >= 0");
+    Vec3 axis = normalize(worldAxis);
+    if (length(axis) == 0) return fail(error, "joint '" + joint.name + "': axis must be non-zero");
+    auto toLocal = [&](int b, Vec3 p) {
+        return b < 0 ? p : rotateInv(model.initialRot[b], p - model.initialPos[b]);
+    };
+    auto dirLocal = [&](int b, Vec3 d) { return b < 0 ? d : rotateInv(model.initialRot[b], d); };
+    joint.anchorA = toLocal(joint.bodyA, worldAnchor);
+    joint.anchorB = toLocal(joint.bodyB, worldAnchor);
+    joint.axisA = dirLocal(joint.bodyA, axis);
+    joint.axisB = dirLocal(joint.bodyB, axis);
+    Quat qa = joint.bodyA < 0 ? quatIdentity() : model.initialRot[joint.bodyA];
+    Quat qb = joint.bodyB < 0 ? quatIdentity() : model.initialRot[joint.bodyB];
+    joint.relRot = conjugate(qa) * qb;
+    model.joints.push_back(joint);
+    return (int)model.joints.size() - 1;
+}
+
+}  // namespace cs

@@ -1,0 +1,128 @@
+// Constraint rows: the scalar constraints of one step, and the per-row Newton evaluation.
+//
+// [NSN] Macklin et al. 2019, sections 3-6 and Appendix A, in velocity/impulse form for rigid
+// bodies: unknowns are the end-of-step velocities u and impulses lambda (N s). Positions are
+// linearized over the step, C(u) = C0 + h J u, as in [PEG] eqs. 5-9. Every row is scaled to
+// units of velocity (m/s) so that the Schur-complement matrix J M^-1 J^T + C has units 1/kg:
+//
+//   bilateral  h_i = bias_i + J_i u + gamma_i lambda_i           (compliance form, [NSN] eq. 47)
+//              with bias = C0/h, gamma = alpha/h^2 for a compliance alpha; a spring-damper
+//              (k, c) gives bias = k C0/(k h + c), gamma = 1/(h (k h + c)).
+//   normal     phi(a, b) = 0, a = C0 + h J_i u (m), b = r lambda (m), r = h [J M^-1 J^T]_ii
+//              ([NSN] eqs. 20-30, 66). Linearized: dA h J du + dB r dlambda = -phi; divided by
+//              dA h this is a row with compliance c = dB r / (dA h) and error h_i = phi / (dA h).
+//   friction   phi_f = D^T u + W lambda_f ([NSN] eqs. 33-37, 103-106), two rows per contact
+//              following its normal row; W from Appendix A, r = [J M^-1 J^T]_ii.
+//
+// A Newton iteration then solves [J M^-1 J^T + C + eps I] dlambda = -h (eq. 59 with g = 0:
+// u = u_tilde + M^-1 J^T lambda is kept exactly, so the momentum residual g vanishes).
+#pragma once
+
+#include <vector>
+
+#include "engine/core/math.h"
+#include "engine/solver/ncp.h"
+
+namespace cs {
+
+enum class RowKind : int { Bilateral = 0, Normal = 1, Friction = 2 };
+
+// Slope below which an NCP row counts as inactive: its compliance c = dB r/(dA h) is then large
+// and drives lambda to the value where phi = 0 (lambda -> 0); the ratio h_i / c stays exact.
+#if defined(CS_REAL_FLOAT)
+constexpr Real kMinNcpSlope = Real(1e-4);
+#else
+constexpr Real kMinNcpSlope = Real(1e-8);
+#endif
+
+// Scratch, rebuilt each step (structure of arrays, one entry per row).
+struct ConstraintRows {
+    std::vector<int> kind;            // RowKind
+    std::vector<int> bodyA, bodyB;    // -1: the world
+    std::vector<Spatial> jacobianA, jacobianB;
+    std::vector<Real> bias;           // normal: gap C0 (m); bilateral: m/s; friction: 0
+    std::vector<Real> softness;       // bilateral gamma (1/kg); 0 otherwise
+    std::vector<Real> mu;             // friction rows: Coulomb coefficient
+    std::vector<int> normalRow;       // friction rows: the contact's normal row (tangents follow it)
+    std::vector<Real> maxImpulse;     // bilateral rows with a force limit (the drag); else huge
+    std::vector<Real> lambda;         // impulses, N s: the unknowns of the Newton iteration
+    std::vector<int> owner;           // contact index (contact rows) or -(joint + 2); drag: -1
+
+    int size() const { return (int)kind.size(); }
+    void clear();
+    int add(RowKind k, int a, int b, const Spatial& ja, const Spatial& jb, Real biasValue,
+            Real softnessValue, int ownerId);
+};
+
+// Plain view of the per-row data the Newton evaluation reads and writes.
+struct RowEvalView {
+    const int* kind;
+    const Real* bias;
+    const Real* softness;
+    const Real* mu;
+    const int* normalRow;
+    const Real* lambda;
+    const Real* jv;          // J_i u at the current iterate
+    const Real* diagA;       // [J M^-1 J^T]_ii
+    Real h;
+    int ncp;                 // 0: Fischer-Burmeister, 1: minimum map
+    bool precondition;       // [NSN] section 7 r-factors (else r = 1)
+    Real* schurCompliance;   // out: C_ii of the linearized row
+    Real* residual;          // out: h_i, the row's error in m/s
+    Real* merit;             // out: the row's NCP residual in m/s, for convergence
+};
+
+CS_HD NcpValue evalNcp(int ncp, Real a, Real b) {
+    return ncp == 0 ? ncpFischerBurmeister(a, b) : ncpMinimumMap(a, b);
+}
+
+// Linearizes row i at the current iterate (u, lambda).
+CS_HD void evalRow(const RowEvalView& v, int i) {
+    const Real h = v.h;
+    switch (v.kind[i]) {
+    case int(RowKind::Bilateral): {
+        Real e = v.bias[i] + v.jv[i] + v.softness[i] * v.lambda[i];
+        v.schurCompliance[i] = v.softness[i];
+        v.residual[i] = e;
+        v.merit[i] = e;
+        break;
+    }
+    case int(RowKind::Normal): {
+        Real r = v.precondition ? h * v.diagA[i] : Real(1);
+        Real a = v.bias[i] + h * v.jv[i];               // gap at the end of the step (m)
+        NcpValue f = evalNcp(v.ncp, a, r * v.lambda[i]);
+        Real dA = f.dA > kMinNcpSlope ? f.dA : kMinNcpSlope;
+        v.schurCompliance[i] = f.dB * r / (dA * h);
+        v.residual[i] = f.phi / (dA * h);
+        v.merit[i] = f.phi / h;
+        break;
+    }
+    default: {   // Friction: rows n+1 and n+2 after the normal row n
+        int n = v.normalRow[i];
+        int t1 = n + 1, t2 = n + 2;
+        Real r = v.precondition ? v.diagA[i] : Real(1);
+        Real lambdaN = v.lambda[n] > 0 ? v.lambda[n] : Real(0);
+        Real muLambdaN = v.mu[i] * lambdaN;
+        Real slip = std::sqrt(v.jv[t1] * v.jv[t1] + v.jv[t2] * v.jv[t2]);
+        Real mag = std::sqrt(v.lambda[t1] * v.lambda[t1] + v.lambda[t2] * v.lambda[t2]);
+        if (muLambdaN > 0) {
+            Real w = v.ncp == 0 ? frictionComplianceFB(slip, mag, muLambdaN, r)
+                                : frictionComplianceMin(slip, mag, muLambdaN, r);
+            Real e = v.jv[i] + w * v.lambda[i];
+            v.schurCompliance[i] = w;
+            v.residual[i] = e;
+            v.merit[i] = e;
+        } else {
+            // [NSN] eq. 106: no normal force, no friction. An (effectively) infinite compliance
+            // drives lambda_f to zero in one step: h_i / C_ii = lambda_i.
+            Real big = (v.diagA[i] > 0 ? v.diagA[i] : Real(1)) / kMinNcpSlope;
+            v.schurCompliance[i] = big;
+            v.residual[i] = big * v.lambda[i];
+            v.merit[i] = r * v.lambda[i];
+        }
+        break;
+    }
+    }
+}
+
+}  // namespace cs

@@ -1,0 +1,167 @@
+// Non-smooth Newton: [NSN] Algorithm 1 with the Schur complement of eq. 59 applied matrix-free.
+//
+// Each iteration linearizes every row (constraint_rows.h), solves
+//     [J M^-1 J^T + C + eps I] dlambda = -h
+// with the chosen linear solver for a fixed number of iterations (an inexact Newton step, the
+// point of [NSN] section 8.2), takes the damped step lambda += t dlambda (section 8.1), and sets
+// u = u~ + M^-1 J^T lambda, which is eq. 60 summed over iterations and keeps g = 0 exactly.
+#include "engine/solver/newton.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/world.h"
+
+namespace cs {
+
+void ConstraintRows::clear() {
+    kind.clear(); bodyA.clear(); bodyB.clear(); jacobianA.clear(); jacobianB.clear();
+    bias.clear(); softness.clear(); mu.clear(); normalRow.clear(); maxImpulse.clear();
+    lambda.clear(); owner.clear();
+}
+
+int ConstraintRows::add(RowKind k, int a, int b, const Spatial& ja, const Spatial& jb, Real biasValue,
+                        Real softnessValue, int ownerId) {
+    kind.push_back(int(k));
+    bodyA.push_back(a);
+    bodyB.push_back(b);
+    jacobianA.push_back(ja);
+    jacobianB.push_back(jb);
+    bias.push_back(biasValue);
+    softness.push_back(softnessValue);
+    mu.push_back(0);
+    normalRow.push_back(-1);
+    maxImpulse.push_back(Real(1e30));
+    lambda.push_back(0);
+    owner.push_back(ownerId);
+    return size() - 1;
+}
+
+namespace {
+
+RowSystemView makeView(const ConstraintRows& rows, const BodyVelocities& bodies, const Real* compliance) {
+    RowSystemView v;
+    v.rowCount = rows.size();
+    v.bodyCount = (int)bodies.invMass.size();
+    v.bodyA = rows.bodyA.data();
+    v.bodyB = rows.bodyB.data();
+    v.jacobianA = rows.jacobianA.data();
+    v.jacobianB = rows.jacobianB.data();
+    v.compliance = compliance;
+    v.invMass = bodies.invMass.data();
+    v.invInertia = bodies.invInertia.data();
+    return v;
+}
+
+// u = u~ + M^-1 J^T lambda.
+void velocitiesFromImpulses(const RowSystemView& view, const ConstraintRows& rows, BodyVelocities& bodies,
+                            std::vector<Spatial>& w) {
+    w.assign(bodies.invMass.size(), Spatial{{0, 0, 0}, {0, 0, 0}});
+    for (int i = 0; i < view.rowCount; ++i) scatterRow(view, i, rows.lambda[i], w.data());
+    for (size_t b = 0; b < w.size(); ++b) bodies.velocity[b] = bodies.unconstrained[b] + w[b];
+}
+
+Real norm2(const std::vector<Real>& x) {
+    Real s = 0;
+    for (Real v : x) s += v * v;
+    return std::sqrt(s);
+}
+
+}  // namespace
+
+void colourRows(const ConstraintRows& rows, const std::vector<Real>& invMass, std::vector<int>& colourStart,
+                std::vector<int>& colourRowsOut) {
+    // Greedy: each row takes the lowest colour not yet used by either of its dynamic bodies.
+    // A per-body bitmask covers 64 colours; rows beyond that go to a last, serial colour.
+    const int n = rows.size();
+    std::vector<uint64_t> used(invMass.size(), 0);
+    std::vector<int> colour(n);
+    int colourCount = 0;
+    for (int i = 0; i < n; ++i) {
+        int a = rows.bodyA[i], b = rows.bodyB[i];
+        bool da = a >= 0 && invMass[a] > 0, db = b >= 0 && invMass[b] > 0;
+        uint64_t mask = (da ? used[a] : 0) | (db ? used[b] : 0);
+        int c = 0;
+        while (c < 64 && (mask >> c) & 1u) ++c;
+        if (c < 64) {
+            if (da) used[a] |= uint64_t(1) << c;
+            if (db) used[b] |= uint64_t(1) << c;
+        }
+        colour[i] = c;   // 64: the overflow colour, swept serially
+        colourCount = std::max(colourCount, c + 1);
+    }
+    colourStart.assign(colourCount + 1, 0);
+    for (int i = 0; i < n; ++i) colourStart[colour[i] + 1]++;
+    for (int c = 0; c < colourCount; ++c) colourStart[c + 1] += colourStart[c];
+    colourRowsOut.resize(n);
+    std::vector<int> fill(colourStart.begin(), colourStart.end() - 1);
+    for (int i = 0; i < n; ++i) colourRowsOut[fill[colour[i]]++] = i;
+}
+
+void solveNewton(const SolverSettings& settings, Real h, ConstraintRows& rows, BodyVelocities& bodies,
+                 NewtonScratch& s, SolveStats& stats) {
+    const int n = rows.size();
+    stats.newtonIterations = 0;
+    stats.linearIterations = 0;
+    stats.residualFinal = 0;
+    stats.newtonResidual.clear();
+    stats.linearResidual.clear();
+
+    s.jv.resize(n); s.diagA.resize(n); s.compliance.resize(n); s.residual.resize(n);
+    s.merit.resize(n); s.rhs.resize(n); s.dlambda.resize(n);
+
+    RowSystemView view = makeView(rows, bodies, s.compliance.data());
+    std::fill(s.compliance.begin(), s.compliance.end(), Real(0));
+    for (int i = 0; i < n; ++i) s.diagA[i] = rowDiagonal(view, i);   // J is fixed over the step
+    if (settings.linearSolver == LinearSolverType::GaussSeidel) {
+        colourRows(rows, bodies.invMass, s.colourStart, s.colourRows);
+        view.colourCount = (int)s.colourStart.size() - 1;
+        view.colourStart = s.colourStart.data();
+        view.colourRows = s.colourRows.data();
+    }
+
+    velocitiesFromImpulses(view, rows, bodies, s.w);
+    if (n == 0) return;
+
+    RowEvalView eval{rows.kind.data(), rows.bias.data(), rows.softness.data(), rows.mu.data(),
+                     rows.normalRow.data(), rows.lambda.data(), s.jv.data(), s.diagA.data(), h,
+                     settings.ncp == NcpFunction::FischerBurmeister ? 0 : 1,
+                     settings.complementarityPreconditioner, s.compliance.data(), s.residual.data(),
+                     s.merit.data()};
+
+    LinearSolverSettings linear;
+    linear.maxIterations = settings.linearIterations;
+    linear.tolerance = settings.linearTolerance;
+
+    for (int k = 0;; ++k) {
+        // Linearize every row at (u, lambda).
+        for (int i = 0; i < n; ++i) s.jv[i] = gatherRow(view, i, bodies.velocity.data());
+        for (int i = 0; i < n; ++i) evalRow(eval, i);
+        Real merit = norm2(s.merit);
+        stats.newtonResidual.push_back(merit);
+        stats.residualFinal = merit;
+        if (k >= settings.newtonIterations || merit <= settings.newtonTolerance) break;
+
+        // [J M^-1 J^T + C + eps I] dlambda = -h   ([NSN] eq. 59, regularized as in section 8.4)
+        for (int i = 0; i < n; ++i) {
+            s.compliance[i] += settings.regularization;
+            s.rhs[i] = -s.residual[i];
+            s.dlambda[i] = 0;
+        }
+        std::vector<Real> history;
+        LinearSolveResult r = solveLinear(settings.linearSolver, view, s.rhs.data(), s.dlambda.data(), linear,
+                                          s.linear, &history);
+        stats.linearResidual.push_back(std::move(history));
+        stats.linearIterations += r.iterations;
+        stats.newtonIterations = k + 1;
+
+        // Damped step ([NSN] eq. 61), then the drag's force limit as a projection.
+        for (int i = 0; i < n; ++i) {
+            Real l = rows.lambda[i] + settings.damping * s.dlambda[i];
+            rows.lambda[i] = std::clamp(l, -rows.maxImpulse[i], rows.maxImpulse[i]);
+        }
+        velocitiesFromImpulses(view, rows, bodies, s.w);   // eq. 60-62
+    }
+}
+
+}  // namespace cs

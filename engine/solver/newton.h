@@ -1,0 +1,38 @@
+// The non-smooth Newton iteration of [NSN] Algorithm 1 over the rows of one step.
+#pragma once
+
+#include <vector>
+
+#include "engine/solver/constraint_rows.h"
+#include "engine/solver/linear_solvers.h"
+
+namespace cs {
+
+struct SolverSettings;
+struct SolveStats;
+
+// Per-body data of the step: velocities and world-frame inverse mass.
+struct BodyVelocities {
+    std::vector<Spatial> unconstrained;   // (bodies) u~ = u^- + h M^-1 f_ext
+    std::vector<Spatial> velocity;        // (bodies) u at the current Newton iterate
+    std::vector<Real> invMass;            // (bodies)
+    std::vector<Mat3> invInertia;         // (bodies) world frame
+};
+
+struct NewtonScratch {
+    std::vector<Real> jv, diagA, compliance, residual, merit, rhs, dlambda;
+    std::vector<Spatial> w;
+    std::vector<int> colourStart, colourRows;
+    LinearSolverScratch linear;
+};
+
+// Solves for rows.lambda and bodies.velocity. Warm impulses already in rows.lambda are the
+// starting iterate (zero for a cold start, [NSN] eqs. 67-68).
+void solveNewton(const SolverSettings& settings, Real h, ConstraintRows& rows, BodyVelocities& bodies,
+                 NewtonScratch& scratch, SolveStats& stats);
+
+// Greedy colouring of rows so rows of one colour share no dynamic body (Gauss-Seidel sweeps).
+void colourRows(const ConstraintRows& rows, const std::vector<Real>& invMass, std::vector<int>& colourStart,
+                std::vector<int>& colourRowsOut);
+
+}  // namespace cs

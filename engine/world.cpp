@@ -1,0 +1,238 @@
+// World::step: the pipeline, top to bottom, and the only place its stages are ordered.
+//
+//   broad phase     shape AABBs (grown by the contact margin) -> candidate shape pairs
+//   narrow phase    shape pairs -> potential contacts (feature pairs with signed gaps)
+//   contact model   potential contacts -> constraint rows (plus joints and the drag)
+//   solve           non-smooth Newton over the rows ([NSN] Algorithm 1)
+//   integrate       positions and orientations from the solved velocities ([NSN] eq. 63)
+//
+// Each stage is timed into StepProfile. A guard after the solve (as MuJoCo's mj_checkVel)
+// catches NaN and explosions, restores the last good state and reports it; stepping goes on.
+#include "engine/world.h"
+
+#include <chrono>
+#include <cmath>
+
+#include "engine/collision/broad_phase.h"
+#include "engine/collision/narrow_phase.h"
+#include "engine/contact/contact_model.h"
+#include "engine/model_builder.h"
+#include "engine/solver/integrate.h"
+#include "engine/solver/joint_rows.h"
+#include "engine/solver/newton.h"
+
+namespace cs {
+
+struct World::Scratch {
+    std::vector<uint8_t> active;          // (bodies)
+    std::vector<Aabb> aabbs;              // (shapes)
+    std::vector<ShapePair> pairs;
+    ConstraintRows rows;
+    BodyVelocities bodies;
+    NewtonScratch newton;
+};
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double secondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// A velocity above this (m/s or rad/s) is an explosion, not a simulation.
+constexpr Real kMaxSpeed = Real(1e4);
+
+}  // namespace
+
+World::World(Model model, WorldSettings s) : settings(s), model_(std::move(model)) {
+    sceneModel_ = std::make_shared<const Model>(model_);
+    reset();
+}
+
+void World::reset() {
+    if (sceneModel_ && model_.bodyCount() != sceneModel_->bodyCount()) model_ = *sceneModel_;   // drop launched bodies
+    const int n = model_.bodyCount();
+    state_ = State{};
+    state_.pos = model_.initialPos;
+    state_.rot = model_.initialRot;
+    state_.linVel = model_.initialLinVel;
+    state_.angVel = model_.initialAngVel;
+    state_.pos.resize(n);
+    state_.rot.resize(n, quatIdentity());
+    state_.linVel.resize(n, Vec3{0, 0, 0});
+    state_.angVel.resize(n, Vec3{0, 0, 0});
+    contacts_.clear();
+    potential_.clear();
+    drag_ = DragState{};
+    lastStepFailed_ = false;
+    lastError_.clear();
+    failedSteps_ = 0;
+    if (!scratch_) scratch_ = std::make_shared<Scratch>();
+}
+
+bool World::isActive(int body) const { return state_.time + Real(1e-9) >= model_.bodySpawnTime[body]; }
+
+Transform World::shapeTransform(int shape) const { return shapeWorldTransform(model_, state_, shape); }
+
+void World::step() {
+    auto t0 = Clock::now();
+    StepProfile total;
+    const int substeps = settings.substeps > 0 ? settings.substeps : 1;
+    const Real h = settings.dt / substeps;
+    lastStepFailed_ = false;
+    for (int s = 0; s < substeps; ++s) {
+        substep(h);
+        total.broadPhase += profile_.broadPhase;
+        total.narrowPhase += profile_.narrowPhase;
+        total.contactModel += profile_.contactModel;
+        total.solve += profile_.solve;
+        total.integrate += profile_.integrate;
+    }
+    total.total = secondsSince(t0);
+    profile_ = total;
+}
+
+void World::substep(Real h) {
+    Scratch& s = *scratch_;
+    const int nb = model_.bodyCount();
+    const State lastGood = state_;
+
+    // ---- broad phase ----
+    auto t = Clock::now();
+    s.active.resize(nb);
+    for (int b = 0; b < nb; ++b) s.active[b] = isActive(b) ? 1 : 0;
+    computeShapeAabbs(model_, state_, settings.contactMargin, s.aabbs);
+    findPairs(model_, s.aabbs, s.active.data(), s.pairs);
+    profile_.broadPhase = secondsSince(t);
+
+    // ---- narrow phase ----
+    t = Clock::now();
+    NarrowPhaseSettings narrow;
+    narrow.margin = settings.contactMargin;
+    potential_.clear();
+    collidePairs(model_, state_, s.pairs, narrow, potential_);
+    profile_.narrowPhase = secondsSince(t);
+
+    // ---- contact model: contacts, joints and the drag to rows ----
+    t = Clock::now();
+    BodyVelocities& bv = s.bodies;
+    bv.invMass.resize(nb);
+    bv.invInertia.resize(nb);
+    bv.unconstrained.resize(nb);
+    bv.velocity.resize(nb);
+    for (int b = 0; b < nb; ++b) {
+        bool dynamic = s.active[b] && !model_.isStatic(b);
+        bv.invMass[b] = dynamic ? model_.invMass[b] : Real(0);
+        bv.invInertia[b] = dynamic ? worldInverseInertia(state_.rot[b], model_.invInertiaLocal[b]) : mat3Zero();
+        bv.unconstrained[b] = dynamic ? unconstrainedVelocity(state_.linVel[b], state_.angVel[b], settings.gravity, h)
+                                      : Spatial{{0, 0, 0}, {0, 0, 0}};
+    }
+    ContactStageInput in{model_, settings, state_, potential_, h};
+    contactPreSolve(in, bv);
+    s.rows.clear();
+    buildJointRows(model_, state_, h, s.rows);
+    const int jointRowCount = s.rows.size();
+    if (settings.solver.warmStart && (int)state_.jointWarm.size() == jointRowCount)
+        for (int i = 0; i < jointRowCount; ++i) s.rows.lambda[i] = state_.jointWarm[i];
+    if (drag_.body >= 0 && !isActive(drag_.body)) drag_.body = -1;
+    const int dragRow = s.rows.size();
+    buildDragRows(model_, state_, bv.invInertia, h, drag_, dragSettings, s.rows);
+    buildContactRows(in, s.rows);
+    profile_.contactModel = secondsSince(t);
+
+    // ---- solve ----
+    t = Clock::now();
+    solveNewton(settings.solver, h, s.rows, bv, s.newton, solveStats_);
+    profile_.solve = secondsSince(t);
+
+    // ---- integrate ----
+    t = Clock::now();
+    bool bad = false;
+    for (int b = 0; b < nb; ++b) {
+        if (!s.active[b] || model_.isStatic(b)) continue;
+        const Spatial& u = bv.velocity[b];
+        if (!(std::fabs(u.lin.x) + std::fabs(u.lin.y) + std::fabs(u.lin.z) < kMaxSpeed) ||
+            !(std::fabs(u.ang.x) + std::fabs(u.ang.y) + std::fabs(u.ang.z) < kMaxSpeed)) {
+            bad = true;
+            lastError_ = "step at t=" + std::to_string(state_.time) + " s: body '" + model_.bodyName[b] +
+                         "' velocity is NaN or exploded; restored the last good state";
+            break;
+        }
+        state_.linVel[b] = u.lin;
+        state_.angVel[b] = u.ang;
+        integrateBody(state_.pos[b], state_.rot[b], u.lin, u.ang, h);
+    }
+    if (bad) {
+        // Guard at the stage boundary: roll back, drop the warm start, keep running.
+        state_ = lastGood;
+        state_.warm.clear();
+        state_.jointWarm.clear();
+        for (int b = 0; b < nb; ++b) state_.angVel[b] = state_.linVel[b] = Vec3{0, 0, 0};
+        state_.time += h;
+        lastStepFailed_ = true;
+        ++failedSteps_;
+        profile_.integrate = secondsSince(t);
+        return;
+    }
+    storeContactResults(in, s.rows, bv, contacts_, state_.warm);
+    state_.jointWarm.assign(s.rows.lambda.begin(), s.rows.lambda.begin() + jointRowCount);
+    if (drag_.body >= 0) {
+        for (int k = 0; k < 3; ++k) drag_.force[k] = s.rows.lambda[dragRow + k] / h;
+        // Effective mass along the lightest of the three drag axes: 1 / max_k [J H^-1 J^T]_kk.
+        Real maxDiag = 0;
+        for (int k = 0; k < 3; ++k) {
+            const Spatial& j = s.rows.jacobianA[dragRow + k];
+            maxDiag = std::fmax(maxDiag, bv.invMass[drag_.body] * lengthSq(j.lin) + dot(j.ang, bv.invInertia[drag_.body] * j.ang));
+        }
+        drag_.effectiveMass = maxDiag > 0 ? Real(1) / maxDiag : Real(0);
+    }
+    state_.time += h;
+    profile_.integrate = secondsSince(t);
+}
+
+Real World::kineticEnergy() const {
+    Real e = 0;
+    for (int b = 0; b < model_.bodyCount(); ++b) {
+        if (model_.isStatic(b) || !isActive(b)) continue;
+        Vec3 w = rotateInv(state_.rot[b], state_.angVel[b]);
+        e += Real(0.5) * model_.mass[b] * lengthSq(state_.linVel[b]) + Real(0.5) * dot(w, model_.inertiaLocal[b] * w);
+    }
+    return e;
+}
+
+Real World::maxPenetration() const {
+    Real p = 0;
+    for (const Contact& c : contacts_) p = std::fmax(p, -c.geometry.gap);
+    return p;
+}
+
+void World::setDrag(int body, Vec3 localPoint, Vec3 target) {
+    if (body < 0 || body >= model_.bodyCount() || model_.isStatic(body)) {
+        clearDrag();
+        return;
+    }
+    if (drag_.body != body) drag_.force = Vec3{0, 0, 0};
+    drag_.body = body;
+    drag_.localPoint = localPoint;
+    drag_.target = target;
+}
+
+void World::clearDrag() { drag_ = DragState{}; }
+
+int World::addBody(const BodyDesc& desc, std::string* error) {
+    BodyDesc d = desc;
+    d.spawnTime = 0;
+    int b = cs::addBody(model_, d, error);
+    if (b < 0) return -1;
+    state_.pos.push_back(model_.initialPos[b]);
+    state_.rot.push_back(model_.initialRot[b]);
+    state_.linVel.push_back(model_.initialLinVel[b]);
+    state_.angVel.push_back(model_.initialAngVel[b]);
+    return b;
+}
+
+int World::findBody(const std::string& name) const {
+    for (int b = 0; b < model_.bodyCount(); ++b)
+        if (model_.bodyName[b] == name) return b;
+    return -1;
+}
+
+}  // namespace cs
