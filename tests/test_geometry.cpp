@@ -184,3 +184,270 @@ TEST_CASE("geometry: degenerate input fails cleanly") {
     // A hull that was built after failures still works (qhull state is per call).
     CHECK(makeRandomPolytope(7, 12, {1, 1, 1}, p).ok);
 }
+
+namespace {
+
+// Tetrahedron (0, e1, e2, e3): Dirichlet integrals int x^a y^b z^c dV = a! b! c! / (a+b+c+3)!.
+TEST_CASE("geometry: mass properties of a box and a tetrahedron match closed forms") {
+    const Real rho = 2;
+    ConvexPolytope box = makeBox({1, 2, 3});
+    MassProperties mp = polytopeMassProperties(box, rho);
+    const Real m = rho * 48;
+    CHECK(mp.mass == doctest::Approx(m).epsilon(1e-12));
+    CHECK(length(mp.centerOfMass) < 1e-12);
+    // I_xx = m (w_y^2 + w_z^2) / 12 with full widths w = 2 * half extents.
+    CHECK(mp.inertia.m[0][0] == doctest::Approx(m * (16 + 36) / 12).epsilon(1e-12));
+    CHECK(mp.inertia.m[1][1] == doctest::Approx(m * (4 + 36) / 12).epsilon(1e-12));
+    CHECK(mp.inertia.m[2][2] == doctest::Approx(m * (4 + 16) / 12).epsilon(1e-12));
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            if (i != j) CHECK(std::fabs(mp.inertia.m[i][j]) < 1e-10);
+
+    ConvexPolytope tet;
+    REQUIRE(buildConvexHull({{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, tet).ok);
+    mp = polytopeMassProperties(tet, 1);
+    CHECK(mp.mass == doctest::Approx(1.0 / 6).epsilon(1e-12));
+    for (int k = 0; k < 3; ++k) CHECK(mp.centerOfMass[k] == doctest::Approx(0.25).epsilon(1e-12));
+    // About the origin: int (y^2 + z^2) = 2/60, int x y = 1/120; shift by the parallel-axis rule.
+    const Real V = 1.0 / 6, c = 0.25;
+    CHECK(mp.inertia.m[0][0] == doctest::Approx(2.0 / 60 - V * 2 * c * c).epsilon(1e-12));
+    CHECK(mp.inertia.m[0][1] == doctest::Approx(-(1.0 / 120 - V * c * c)).epsilon(1e-12));
+    CHECK(mp.inertia.m[1][2] == doctest::Approx(-(1.0 / 120 - V * c * c)).epsilon(1e-12));
+
+    MassProperties sp = sphereMassProperties(0.5, 3);
+    CHECK(sp.mass == doctest::Approx(3 * 4.0 / 3 * kPi * 0.125).epsilon(1e-12));
+    CHECK(sp.inertia.m[1][1] == doctest::Approx(0.4 * sp.mass * 0.25).epsilon(1e-12));
+}
+
+TEST_CASE("geometry: a rotated, shifted box keeps its inertia invariants") {
+    Quat q = quatFromAxisAngle({1, 2, 0.5}, 0.7);
+    Vec3 shift{0.3, -1.2, 2.0};
+    std::vector<Vec3> corners;
+    for (int i = 0; i < 8; ++i)
+        corners.push_back(rotate(q, Vec3{(i & 1) ? 0.5 : -0.5, (i & 2) ? 1.0 : -1.0,
+                                         (i & 4) ? 1.5 : -1.5}) + shift);
+    ConvexPolytope p;
+    REQUIRE(buildConvexHull(corners, p).ok);
+    CHECK(p.faceCount() == 6);
+    MassProperties mp = polytopeMassProperties(p, 1);
+    CHECK(length(mp.centerOfMass - shift) < 1e-12);
+    const Real m = 6;
+    Real d[3] = {m * (4 + 9) / 12, m * (1 + 9) / 12, m * (1 + 4) / 12};
+    // Expected tensor R diag(d) R^T, compared entry by entry (this fixes all invariants).
+    Mat3 R = toMat3(q);
+    Mat3 expect = R * mat3Diag({d[0], d[1], d[2]}) * transpose(R);
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            CHECK(mp.inertia.m[i][j] == doctest::Approx(expect.m[i][j]).epsilon(1e-10).scale(m));
+    Real trace = mp.inertia.m[0][0] + mp.inertia.m[1][1] + mp.inertia.m[2][2];
+    CHECK(trace == doctest::Approx(d[0] + d[1] + d[2]).epsilon(1e-12));
+
+    // recenter moves the centroid to the origin and keeps the planes consistent.
+    recenter(p, p.centroid);
+    CHECK(length(p.centroid) < 1e-12);
+    CHECK(validateConvex(p, 1e-9).ok);
+    CHECK(length(polytopeMassProperties(p, 1).centerOfMass) < 1e-12);
+}
+
+TEST_CASE("geometry: random hull mass properties agree with Monte Carlo") {
+    ConvexPolytope p;
+    REQUIRE(makeRandomPolytope(11, 30, {1.0, 0.7, 0.5}, p).ok);
+    MassProperties mp = polytopeMassProperties(p, 1);
+    TestRng rng{0x1234567ull};
+    const int n = 200000;
+    int hits = 0;
+    Vec3 sum{0, 0, 0};
+    double sxx = 0, syy = 0, sxy = 0;
+    for (int i = 0; i < n; ++i) {
+        Vec3 x{Real(2 * rng.uniform() - 1), Real(1.4 * rng.uniform() - 0.7),
+               Real(rng.uniform() - 0.5)};
+        if (!insidePolytope(p, x)) continue;
+        ++hits;
+        sum += x;
+        sxx += x.x * x.x;
+        syy += x.y * x.y;
+        sxy += x.x * x.y;
+    }
+    const double boxVolume = 2 * 1.4 * 1.0;
+    double vol = boxVolume * hits / n;
+    CHECK(mp.mass == doctest::Approx(vol).epsilon(0.01));
+    Vec3 com = sum / Real(hits);
+    CHECK(length(com - mp.centerOfMass) < 0.01);
+    // I_zz about the origin from the samples, shifted to the centroid.
+    double izz = boxVolume / n * (sxx + syy) - vol * (com.x * com.x + com.y * com.y);
+    double ixy = -(boxVolume / n * sxy - vol * com.x * com.y);
+    CHECK(mp.inertia.m[2][2] == doctest::Approx(izz).epsilon(0.02));
+    CHECK(std::fabs(mp.inertia.m[0][1] - ixy) < 0.02 * mp.inertia.m[2][2]);
+    CHECK(p.volume == doctest::Approx(mp.mass).epsilon(1e-12));
+}
+
+Transform pose(Vec3 p, Quat q = quatIdentity()) { return Transform{p, q}; }
+
+Real interval(Real c1, Real h1, Real c2, Real h2) {
+    return std::max(Real(0), std::min(c1 + h1, c2 + h2) - std::max(c1 - h1, c2 - h2));
+}
+
+// Monte-Carlo estimate of the overlap volume, sampled in the AABB of A (world frame).
+Real monteCarloOverlap(const ConvexPolytope& a, const Transform& ta, const ConvexPolytope& b,
+                       const Transform& tb, int n, uint64_t seed) {
+    Vec3 lo{1e30, 1e30, 1e30}, hi{-1e30, -1e30, -1e30};
+    for (Vec3 v : a.vertices) {
+        lo = vmin(lo, transformPoint(ta, v));
+        hi = vmax(hi, transformPoint(ta, v));
+    }
+    TestRng rng{seed};
+    int hits = 0;
+    for (int i = 0; i < n; ++i) {
+        Vec3 x{lo.x + Real(rng.uniform()) * (hi.x - lo.x), lo.y + Real(rng.uniform()) * (hi.y - lo.y),
+               lo.z + Real(rng.uniform()) * (hi.z - lo.z)};
+        if (insidePolytope(a, invTransformPoint(ta, x)) && insidePolytope(b, invTransformPoint(tb, x)))
+            ++hits;
+    }
+    Vec3 w = hi - lo;
+    return w.x * w.y * w.z * hits / n;
+}
+
+}  // namespace
+
+TEST_CASE("overlap volume: axis-aligned boxes match the product of interval overlaps") {
+    Vec3 ha{1, 0.5, 0.75}, hb{0.6, 0.8, 0.4};
+    ConvexPolytope a = makeBox(ha), b = makeBox(hb);
+    TestRng rng{99};
+    for (int i = 0; i < 60; ++i) {
+        Vec3 ca{Real(rng.uniform() - 0.5), Real(rng.uniform() - 0.5), Real(rng.uniform() - 0.5)};
+        Vec3 cb{Real(3 * rng.uniform() - 1.5), Real(2.5 * rng.uniform() - 1.25),
+                Real(2.5 * rng.uniform() - 1.25)};
+        Real expect = interval(ca.x, ha.x, cb.x, hb.x) * interval(ca.y, ha.y, cb.y, hb.y) *
+                      interval(ca.z, ha.z, cb.z, hb.z);
+        CHECK(overlapVolume(a, pose(ca), b, pose(cb)) == doctest::Approx(expect).epsilon(1e-9).scale(1));
+    }
+    // Coincident planes, containment and identical boxes.
+    CHECK(overlapVolume(a, pose({0, 0, 0}), a, pose({0, 0, 0})) == doctest::Approx(2 * 1 * 1.5));
+    CHECK(overlapVolume(a, pose({0, 0, 0}), a, pose({0.5, 0, 0})) == doctest::Approx(1.5 * 1 * 1.5));
+    CHECK(overlapVolume(a, pose({0, 0, 0}), b, pose({0.4, 0, 0})) == doctest::Approx(1.2 * 1 * 0.8));
+    CHECK(overlapVolume(b, pose({0.4, 0.3, 0}), a, pose({0, 0, 0})) == doctest::Approx(1.2 * 1 * 0.8));
+    // Touching faces and separated boxes give 0.
+    CHECK(overlapVolume(a, pose({0, 0, 0}), b, pose({1.6, 0, 0})) == 0);
+    CHECK(overlapVolume(a, pose({0, 0, 0}), b, pose({1.7, 0.2, 0})) == 0);
+}
+
+TEST_CASE("overlap volume: rotated boxes and random hulls agree with Monte Carlo") {
+    ConvexPolytope a = makeBox({1, 0.5, 0.75}), b = makeBox({0.6, 0.8, 0.4});
+    Transform ta = pose({0.1, -0.2, 0.05}, quatFromAxisAngle({0.3, 1, 0.2}, 0.4));
+    Transform tb = pose({0.9, 0.3, 0.4}, quatFromAxisAngle({1, -0.5, 0.7}, 1.1));
+    const int n = 400000;
+    Real v = overlapVolume(a, ta, b, tb);
+    Real mc = monteCarloOverlap(a, ta, b, tb, n, 5);
+    CHECK(v > 0.1);
+    CHECK(v == doctest::Approx(mc).epsilon(0.03));
+    CHECK(overlapVolume(b, tb, a, ta) == doctest::Approx(v).epsilon(1e-9));
+
+    ConvexPolytope p, q;
+    REQUIRE(makeRandomPolytope(3, 20, {1.0, 0.8, 0.6}, p).ok);
+    REQUIRE(makeRandomPolytope(4, 20, {0.7, 0.9, 0.5}, q).ok);
+    Transform tp = pose({0, 0, 0}, quatFromAxisAngle({0, 0, 1}, 0.3));
+    Transform tq = pose({0.8, 0.3, -0.2}, quatFromAxisAngle({1, 1, 0}, 0.9));
+    v = overlapVolume(p, tp, q, tq);
+    mc = monteCarloOverlap(p, tp, q, tq, n, 6);
+    CHECK(v > 0.1);
+    CHECK(v == doctest::Approx(mc).epsilon(0.03));
+    // Containment: a scaled-down copy inside.
+    ConvexPolytope small;
+    REQUIRE(makeRandomPolytope(3, 20, {0.3, 0.2, 0.2}, small).ok);
+    CHECK(overlapVolume(p, tp, small, tp) == doctest::Approx(small.volume).epsilon(1e-12));
+}
+
+TEST_CASE("overlap volume: pairs separated only along an edge-edge axis give 0") {
+    // A has an edge along y at x = +sqrt(2); B an edge along z at its x = -sqrt(2). Their gap
+    // along x = cross(y, z) is g; no face plane of either separates them.
+    ConvexPolytope cube = makeBox({1, 1, 1});
+    const Real s2 = std::sqrt(Real(2));
+    Transform ta = pose({0, 0, 0}, quatFromAxisAngle({0, 1, 0}, kPi / 4));
+    for (Real g : {Real(0.01), Real(-0.01)}) {
+        Transform tb = pose({2 * s2 + g, 0, 0}, quatFromAxisAngle({0, 0, 1}, kPi / 4));
+        Real v = overlapVolume(cube, ta, cube, tb);
+        if (g > 0) {
+            CHECK(v == 0);
+        } else {
+            // Two wedges meeting at crossed edges: a small tetrahedron-like region, positive.
+            CHECK(v > 0);
+            CHECK(v < 1e-5);
+        }
+    }
+}
+
+TEST_CASE("overlap volume: sphere-sphere lens matches two spherical caps") {
+    auto cap = [](Real r, Real h) { return kPi * h * h * (3 * r - h) / 3; };
+    Real r1 = 1.0, r2 = 0.6;
+    for (Real d : {0.5, 0.9, 1.2, 1.5}) {
+        Real h1 = (r2 - r1 + d) * (r2 + r1 - d) / (2 * d);
+        Real h2 = (r1 - r2 + d) * (r1 + r2 - d) / (2 * d);
+        Real expect = cap(r1, h1) + cap(r2, h2);
+        CHECK(sphereSphereOverlapVolume(r1, {0, 0, 0}, r2, {d, 0, 0}) ==
+              doctest::Approx(expect).epsilon(1e-12));
+    }
+    CHECK(sphereSphereOverlapVolume(r1, {0, 0, 0}, r2, {0, 0.3, 0}) ==
+          doctest::Approx(4.0 / 3 * kPi * 0.216).epsilon(1e-12));
+    CHECK(sphereSphereOverlapVolume(r1, {0, 0, 0}, r2, {0, 0, 1.6}) == 0);
+}
+
+TEST_CASE("overlap volume: sphere-polytope against caps, half, quarter and eighth balls") {
+    const Real R = 0.5, ball = 4.0 / 3 * kPi * R * R * R;
+    ConvexPolytope box = makeBox({2, 2, 2});
+    Transform tilt = pose({0.1, 0.2, -0.3}, quatFromAxisAngle({0.4, 1, 0.3}, 0.8));
+    auto worldPoint = [&](Vec3 local) { return transformPoint(tilt, local); };
+    const Real tol = 1e-6;
+    // Centre on a face, on an edge, on a corner of the tilted box.
+    CHECK(spherePolytopeOverlapVolume(R, worldPoint({2, 0.3, -0.5}), box, tilt) ==
+          doctest::Approx(ball / 2).epsilon(tol));
+    CHECK(spherePolytopeOverlapVolume(R, worldPoint({2, 2, 0.7}), box, tilt) ==
+          doctest::Approx(ball / 4).epsilon(tol));
+    CHECK(spherePolytopeOverlapVolume(R, worldPoint({-2, 2, -2}), box, tilt) ==
+          doctest::Approx(ball / 8).epsilon(tol));
+    // Centre at distance 0.2 outside a face: a cap of height h = R - 0.2; inside: ball - cap.
+    auto cap = [](Real r, Real h) { return kPi * h * h * (3 * r - h) / 3; };
+    CHECK(spherePolytopeOverlapVolume(R, worldPoint({0.4, -0.3, 2.2}), box, tilt) ==
+          doctest::Approx(cap(R, R - 0.2)).epsilon(tol));
+    CHECK(spherePolytopeOverlapVolume(R, worldPoint({0.4, -0.3, 1.9}), box, tilt) ==
+          doctest::Approx(ball - cap(R, R - 0.1)).epsilon(tol));
+    // Inside, outside, and a box inside the ball.
+    CHECK(spherePolytopeOverlapVolume(R, worldPoint({0, 0, 0}), box, tilt) == doctest::Approx(ball));
+    CHECK(spherePolytopeOverlapVolume(R, worldPoint({0, 0, 2.6}), box, tilt) == 0);
+    CHECK(spherePolytopeOverlapVolume(10, {0, 0, 0}, box, tilt) == doctest::Approx(64.0));
+
+    // A random hull against Monte Carlo.
+    ConvexPolytope p;
+    REQUIRE(makeRandomPolytope(8, 20, {1.0, 0.8, 0.6}, p).ok);
+    Transform tp = pose({0, 0, 0}, quatFromAxisAngle({1, 0, 1}, 0.5));
+    Vec3 c{0.7, 0.2, 0.1};
+    Real v = spherePolytopeOverlapVolume(R, c, p, tp);
+    TestRng rng{77};
+    int hits = 0;
+    const int n = 400000;
+    for (int i = 0; i < n; ++i) {
+        Vec3 x = c + R * Vec3{Real(2 * rng.uniform() - 1), Real(2 * rng.uniform() - 1),
+                              Real(2 * rng.uniform() - 1)};
+        if (lengthSq(x - c) <= R * R && insidePolytope(p, invTransformPoint(tp, x))) ++hits;
+    }
+    Real mc = 8 * R * R * R * hits / n;
+    CHECK(v > 0.05);
+    CHECK(v == doctest::Approx(mc).epsilon(0.02));
+}
+
+TEST_CASE("overlap volume: timing of two overlapping 20-vertex hulls (data, not asserted)") {
+    ConvexPolytope p, q;
+    REQUIRE(makeRandomPolytope(21, 20, {1.0, 0.8, 0.6}, p).ok);
+    REQUIRE(makeRandomPolytope(22, 20, {0.9, 0.7, 0.8}, q).ok);
+    Transform tp = pose({0, 0, 0}, quatIdentity());
+    const int n = 2000;
+    Real total = 0;
+    auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < n; ++i) {
+        Transform tq = pose({0.6 + 0.0001 * i, 0.2, 0.1}, quatFromAxisAngle({1, 2, 3}, 0.001 * i));
+        total += overlapVolume(p, tp, q, tq);
+    }
+    double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / n;
+    CHECK(total > 0);
+    MESSAGE("overlapVolume, two overlapping 20-vertex hulls (" << std::string(kPrecisionName) << "): " << us
+                                                              << " us per call");
+}
