@@ -1,0 +1,70 @@
+// Scene files: a documented JSON format (docs/scene-format.md) turned into a Model, the world
+// settings and what the app needs to show the scene (name, description, camera, duration).
+//
+// One folder of scenes (assets/scenes/<name>.json) serves the app, the headless runner, the
+// tests and the benchmarks, as Box2D's shared/benchmarks.h does. A scene is named either by its
+// library name ("pyramid") or by a path to a .json file.
+//
+// The loader is strict: bad input gives ONE line naming the file and the problem and never
+// crashes. Malformed JSON is reported as file:line:column; every other error names the file and
+// the JSON path of the offending value (e.g. "/bodies/3/mass"); unknown fields are rejected, not
+// ignored, so a misspelt "colour" or "frition" cannot silently fall back to a default.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/model.h"
+#include "engine/world.h"
+
+namespace cs {
+
+struct SceneInfo {
+    std::string name;                  // library name, or the file's stem when not given
+    std::string description;           // one line, for `sandbox list` and the app's menu
+    std::vector<std::string> notes;    // longer remarks (parameters, what to look for)
+    std::string path;                  // the resolved .json file
+    Vec3 cameraEye{Real(6), Real(-8), Real(4)};
+    Vec3 cameraTarget{0, 0, Real(0.5)};
+    Real cameraFovDeg = 45;
+    Real duration = 5;                 // seconds: default length of a headless run or recording
+    int emittedBodies = 0;             // bodies created by emitters (dormant until spawnTime)
+    int generatedBodies = 0;           // bodies created by generators (pyramid, stack, ...)
+};
+
+struct SceneLoadOptions {
+    uint64_t seedOffset = 0;           // added to every random seed (emitters, random shapes)
+};
+
+// Library folder: CS_SOURCE_DIR "/assets/scenes".
+std::string sceneLibraryDir();
+
+// Library scene names (file stems), sorted.
+std::vector<std::string> listScenes();
+
+// A library name -> its file; a path to an existing file -> that path. Empty when neither.
+std::string resolveScene(const std::string& nameOrPath);
+
+// Loads a scene into a fresh model (model and settings are overwritten; settings start from
+// WorldSettings{} and take the scene's "settings" block). Returns false with a one-line *error.
+bool loadScene(const std::string& pathOrName, Model& model, WorldSettings& settings,
+               SceneInfo& info, std::string* error);
+bool loadScene(const std::string& pathOrName, Model& model, WorldSettings& settings,
+               SceneInfo& info, std::string* error, const SceneLoadOptions& options);
+
+// Same, from JSON text; sourceName is used in messages and relative OBJ paths resolve against
+// sourceDir.
+bool loadSceneFromText(const std::string& text, const std::string& sourceName,
+                       const std::string& sourceDir, Model& model, WorldSettings& settings,
+                       SceneInfo& info, std::string* error, const SceneLoadOptions& options = {});
+
+// Names used by scene files and the command line for the world's settings.
+const char* contactModelName(ContactModelType type);      // "standard", "peg", "plus", "compliant"
+bool parseContactModelName(const std::string& name, ContactModelType& out);
+const char* ncpFunctionName(NcpFunction f);               // "fb", "min"
+bool parseNcpFunctionName(const std::string& name, NcpFunction& out);
+const char* solverTypeName(LinearSolverType type);        // "jacobi", "gs", "pcg", "pcr"
+bool parseSolverTypeName(const std::string& name, LinearSolverType& out);
+
+}  // namespace cs

@@ -1,0 +1,120 @@
+// Internals of the scene loader: the strict JSON reader and the parsing stages.
+//
+// Every stage reads through JsonObject, which remembers which keys it consumed; finish() rejects
+// whatever is left as an unknown field with its JSON path. Errors are thrown as SceneError (one
+// line, already prefixed with the file name) and caught once, in loadSceneFromText, which is the
+// only place that turns them into the false + *error of the public API.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/model_builder.h"
+#include "engine/scene/scene_loader.h"
+
+namespace cs::scene {
+
+using Json = nlohmann::json;
+
+struct SceneError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// A joint as read from the file: bodies by name, anchor and axis in world coordinates.
+struct JointSpec {
+    Joint joint;
+    std::string bodyA, bodyB;    // "" or "world": the world
+    Vec3 anchor{0, 0, 0}, axis{0, 0, 1};
+    std::string path;            // JSON path, for messages
+};
+
+struct SceneContext {
+    std::string file;            // for messages
+    std::string dir;             // OBJ paths are relative to this
+    uint64_t seedOffset = 0;
+    std::map<std::string, Material> materials;     // named materials
+    std::vector<BodyDesc> bodies;                  // in file order, emitted bodies last
+    std::vector<std::string> bodyPaths;            // (bodies) JSON path of each, for messages
+    std::map<std::string, Transform> frames;       // scene pose of every named body
+    std::vector<JointSpec> joints;
+    int generatedBodies = 0;
+    int emittedBodies = 0;
+
+    [[noreturn]] void fail(const std::string& path, const std::string& message) const;
+    void addBody(BodyDesc body, const std::string& path);   // checks the name is unique
+    Color3 paletteColor(int index) const;
+};
+
+// Strict view of one JSON object.
+class JsonObject {
+public:
+    JsonObject(const Json& value, std::string path, const SceneContext& ctx);
+
+    bool has(const char* key) const;
+    const Json* find(const char* key);               // marks the key used; nullptr when absent
+    const Json& require(const char* key);
+    std::string pathOf(const char* key) const { return path_ + "/" + key; }
+    const std::string& path() const { return path_; }
+    const SceneContext& ctx() const { return ctx_; }
+    [[noreturn]] void fail(const char* key, const std::string& message) const;
+
+    Real number(const char* key);                    // required
+    Real number(const char* key, Real fallback);
+    Real positive(const char* key);                  // > 0, required
+    Real positive(const char* key, Real fallback);
+    Real nonNegative(const char* key, Real fallback);
+    int integer(const char* key, int minValue);      // required
+    int integer(const char* key, int fallback, int minValue);
+    bool flag(const char* key, bool fallback);
+    std::string text(const char* key);
+    std::string text(const char* key, const std::string& fallback);
+    Vec3 vec3(const char* key);
+    Vec3 vec3(const char* key, Vec3 fallback);
+    Vec3 positiveVec3(const char* key);              // every component > 0
+    JsonObject object(const char* key);              // required nested object
+
+    void finish() const;                             // unknown fields -> SceneError
+
+private:
+    const Json& value_;
+    std::string path_;
+    const SceneContext& ctx_;
+    std::vector<std::string> used_;
+};
+
+// Value readers for values that are not object fields (array elements).
+Real readNumber(const Json& v, const std::string& path, const SceneContext& ctx);
+Vec3 readVec3(const Json& v, const std::string& path, const SceneContext& ctx);
+Quat readRotation(const Json& v, const std::string& path, const SceneContext& ctx);
+// "position" and "rotation" of an object (both optional).
+Transform readPose(JsonObject& obj);
+Transform composeTransforms(const Transform& parent, const Transform& child);
+
+// Deterministic generator for emitters and generated layouts (SplitMix64): the same scene and
+// seed give the same bodies on every platform.
+struct SceneRng {
+    uint64_t state;
+    uint64_t next();
+    Real uniform(Real lo, Real hi);
+};
+
+// Stages.
+void readSettings(JsonObject& obj, WorldSettings& settings);
+void readCamera(JsonObject& obj, SceneInfo& info);
+Material readMaterial(const Json& v, const std::string& path, const SceneContext& ctx);
+Color3 readColor(const Json& v, const std::string& path, const SceneContext& ctx);
+ShapeDesc readShape(const Json& v, const std::string& path, const SceneContext& ctx);
+// A body object; `fallbackName` is used when it has no "name".
+BodyDesc readBody(const Json& v, const std::string& path, SceneContext& ctx);
+// Fields common to generated bodies: density or mass, material, colour, static.
+void readBodyCommon(JsonObject& obj, BodyDesc& body);
+void readGenerator(const Json& v, const std::string& path, SceneContext& ctx);
+void readEmitter(const Json& v, const std::string& path, SceneContext& ctx);
+void readJoint(const Json& v, const std::string& path, SceneContext& ctx);
+
+}  // namespace cs::scene

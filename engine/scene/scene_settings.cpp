@@ -1,0 +1,92 @@
+// The "settings" and "camera" blocks of a scene file, and the names of the solver choices shared
+// by scene files and the command line (docs/scene-format.md, "Settings").
+#include "engine/scene/scene_parse.h"
+
+namespace cs {
+
+namespace {
+struct Named { const char* name; int value; };
+const Named kContact[] = {{"standard", int(ContactModelType::Standard)}, {"peg", int(ContactModelType::PEG)},
+                          {"plus", int(ContactModelType::PLUS)}, {"compliant", int(ContactModelType::Compliant)}};
+const Named kNcp[] = {{"fb", int(NcpFunction::FischerBurmeister)}, {"min", int(NcpFunction::MinimumMap)}};
+const Named kSolver[] = {{"jacobi", int(LinearSolverType::Jacobi)}, {"gs", int(LinearSolverType::GaussSeidel)},
+                         {"pcg", int(LinearSolverType::PCG)}, {"pcr", int(LinearSolverType::PCR)}};
+
+template <size_t N>
+const char* nameOf(const Named (&table)[N], int value) {
+    for (const Named& n : table) if (n.value == value) return n.name;
+    return "?";
+}
+template <size_t N>
+bool parseName(const Named (&table)[N], const std::string& name, int& out) {
+    for (const Named& n : table)
+        if (name == n.name) { out = n.value; return true; }
+    return false;
+}
+}  // namespace
+
+const char* contactModelName(ContactModelType type) { return nameOf(kContact, int(type)); }
+const char* ncpFunctionName(NcpFunction f) { return nameOf(kNcp, int(f)); }
+const char* solverTypeName(LinearSolverType type) { return nameOf(kSolver, int(type)); }
+
+bool parseContactModelName(const std::string& name, ContactModelType& out) {
+    int v;
+    if (!parseName(kContact, name, v)) return false;
+    out = ContactModelType(v);
+    return true;
+}
+bool parseNcpFunctionName(const std::string& name, NcpFunction& out) {
+    int v;
+    if (!parseName(kNcp, name, v)) return false;
+    out = NcpFunction(v);
+    return true;
+}
+bool parseSolverTypeName(const std::string& name, LinearSolverType& out) {
+    int v;
+    if (!parseName(kSolver, name, v)) return false;
+    out = LinearSolverType(v);
+    return true;
+}
+
+namespace scene {
+
+void readSettings(JsonObject& obj, WorldSettings& w) {
+    SolverSettings& s = w.solver;
+    w.dt = obj.positive("dt", w.dt);
+    w.substeps = obj.integer("substeps", w.substeps, 1);
+    w.gravity = obj.vec3("gravity", w.gravity);
+    w.contactMargin = obj.nonNegative("margin", w.contactMargin);
+    w.frictionScale = obj.nonNegative("friction_scale", w.frictionScale);
+    if (obj.has("contact") && !parseContactModelName(obj.text("contact"), s.contactModel))
+        obj.fail("contact", "unknown contact model \"" + obj.text("contact") +
+                                "\" (expected standard, peg, plus or compliant)");
+    if (obj.has("ncp") && !parseNcpFunctionName(obj.text("ncp"), s.ncp))
+        obj.fail("ncp", "unknown NCP function \"" + obj.text("ncp") + "\" (expected fb or min)");
+    if (obj.has("solver") && !parseSolverTypeName(obj.text("solver"), s.linearSolver))
+        obj.fail("solver", "unknown linear solver \"" + obj.text("solver") +
+                               "\" (expected jacobi, gs, pcg or pcr)");
+    s.newtonIterations = obj.integer("newton", s.newtonIterations, 1);
+    s.linearIterations = obj.integer("iters", s.linearIterations, 1);
+    s.newtonTolerance = obj.nonNegative("newton_tol", s.newtonTolerance);
+    s.linearTolerance = obj.nonNegative("linear_tol", s.linearTolerance);
+    s.damping = obj.positive("damping", s.damping);
+    if (s.damping > 1) obj.fail("damping", "must lie in (0, 1]");
+    s.regularization = obj.nonNegative("regularization", s.regularization);
+    s.warmStart = obj.flag("warm_start", s.warmStart);
+    s.complementarityPreconditioner = obj.flag("preconditioner", s.complementarityPreconditioner);
+    s.stabilization = obj.nonNegative("stabilization", s.stabilization);
+    if (s.stabilization > 1) obj.fail("stabilization", "must lie in [0, 1]");
+    obj.finish();
+}
+
+void readCamera(JsonObject& obj, SceneInfo& info) {
+    info.cameraEye = obj.vec3("eye", info.cameraEye);
+    info.cameraTarget = obj.vec3("target", info.cameraTarget);
+    info.cameraFovDeg = obj.positive("fov_deg", info.cameraFovDeg);
+    if (info.cameraFovDeg >= 180) obj.fail("fov_deg", "must be below 180");
+    if (!(length(info.cameraEye - info.cameraTarget) > 0)) obj.fail("eye", "must differ from the target");
+    obj.finish();
+}
+
+}  // namespace scene
+}  // namespace cs
