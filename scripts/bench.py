@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""make bench: the scene library under each linear solver, and the pour3d step-size sweep.
+
+Runs `sandbox run SCENE --solver S --json` for every library scene and solver, prints a table and
+writes CSV under bench/results/<machine>/ (one folder per machine, as Box2D keeps its benchmark
+results). Figures are whole-run means from the runner's own JSON; precision is in every row.
+
+Usage: bench.py BUILD_DIR [--quick]
+"""
+import csv
+import json
+import os
+import platform
+import subprocess
+import sys
+
+SOLVERS = ["jacobi", "gs", "pcg", "pcr"]
+# Simulated seconds per scene: long enough to settle, short enough for 2 cores.
+SECONDS = {"pour3d": 6.0, "heavy_stack": 4.0, "arch": 4.0, "card_house": 3.0, "table_pile": 4.0}
+POUR_DTS = [0.001, 0.002, 0.003, 0.004, 0.005, 0.0075, 0.01, 0.0125, 0.015, 0.0175, 0.02, 0.025, 0.03,
+            0.035, 0.04, 0.05]
+
+
+def run(exe, args):
+    out = subprocess.run([exe, "run"] + args + ["--json"], capture_output=True, text=True, timeout=1800)
+    if out.returncode != 0:
+        raise RuntimeError(f"sandbox run {' '.join(args)} failed: {out.stderr.strip()}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def machine_name():
+    cpu = "cpu"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    slug = "".join(c if c.isalnum() else "-" for c in cpu).strip("-").lower()
+    while "--" in slug:
+        slug = slug.replace("--", "-")
+    return f"{platform.machine()}-{slug}-{os.cpu_count()}c"
+
+
+def main():
+    build = sys.argv[1] if len(sys.argv) > 1 else "build"
+    quick = "--quick" in sys.argv
+    exe = os.path.join(build, "sandbox")
+    listing = subprocess.run([exe, "list"], capture_output=True, text=True, check=True).stdout
+    scenes = [line.split()[0] for line in listing.splitlines() if line.strip() and not line.startswith(" ")]
+    outdir = os.path.join("bench", "results", machine_name())
+    os.makedirs(outdir, exist_ok=True)
+
+    # ---- 1. every scene under every solver --------------------------------------------------
+    rows = []
+    for scene in scenes:
+        for solver in SOLVERS:
+            secs = 1.0 if quick else SECONDS.get(scene, 2.0)
+            r = run(exe, [scene, "--solver", solver, "--seconds", str(secs), "--threads", "1"])
+            rows.append({
+                "scene": scene, "solver": solver, "precision": r["precision"], "bodies": r["bodies"],
+                "dt": r["dt"], "steps": r["steps"], "contacts_mean": r["contacts"]["mean"],
+                "ms_per_step_median": r["wall_ms_per_step"]["median"],
+                "ms_per_step_mean": r["wall_ms_per_step"]["mean"],
+                "newton_iters_mean": r["newton_iters_mean"], "linear_iters_mean": r["linear_iters_mean"],
+                "residual_final_mean": r["residual_final"]["mean"], "residual_final_max": r["residual_final"]["max"],
+                "max_penetration_m": r["max_penetration_m"], "overlap_volume_final_m3": r["overlap_volume_m3"]["final"],
+                "overlap_volume_max_m3": r["overlap_volume_m3"]["max"], "kinetic_energy_final_j": r["kinetic_energy_final_j"],
+                "failed_steps": r.get("failed_steps", 0), "nan": r["nan"],
+            })
+            print(f"  {scene:12s} {solver:6s} {rows[-1]['ms_per_step_median']:8.3f} ms/step", file=sys.stderr)
+    path = os.path.join(outdir, "solvers.csv")
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(rows)
+    print(f"\n## Scene library x linear solver ({rows[0]['precision']}, 1 thread) -> {path}\n")
+    print("| scene | solver | bodies | contacts | ms/step (median) | Newton | linear | residual (mean) | max pen. (m) | overlap (m^3, max) |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        print(f"| {r['scene']} | {r['solver']} | {r['bodies']} | {r['contacts_mean']:.1f} | {r['ms_per_step_median']:.3f} | "
+              f"{r['newton_iters_mean']:.2f} | {r['linear_iters_mean']:.1f} | {r['residual_final_mean']:.3e} | "
+              f"{r['max_penetration_m']:.2e} | {r['overlap_volume_max_m3']:.2e} |")
+
+    # ---- 2. pour3d under the standard model at 16 step sizes (the PEG baseline) -------------
+    seeds = [1] if quick else [1, 2, 3]
+    dts = POUR_DTS[::4] if quick else POUR_DTS
+    sweep = []
+    for dt in dts:
+        for seed in seeds:
+            r = run(exe, ["pour3d", "--contact", "standard", "--dt", str(dt), "--seconds", "6", "--seed", str(seed),
+                          "--threads", "1"])
+            sweep.append({"contact": "standard", "dt": dt, "seed": seed, "precision": r["precision"],
+                          "overlap_final_m3": r["overlap_volume_m3"]["final"], "overlap_max_m3": r["overlap_volume_m3"]["max"],
+                          "max_penetration_m": r["max_penetration_m"], "failed_steps": r.get("failed_steps", 0),
+                          "nan": r["nan"], "ms_per_step_median": r["wall_ms_per_step"]["median"]})
+            print(f"  pour3d dt={dt} seed={seed}", file=sys.stderr)
+    path = os.path.join(outdir, "pour3d_standard.csv")
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(sweep[0].keys()))
+        w.writeheader()
+        w.writerows(sweep)
+    print(f"\n## pour3d, standard model, step-size sweep ({len(seeds)} seeds) -> {path}\n")
+    print("| dt (s) | overlap final (m^3, median) | overlap max (m^3, median) | max pen. (m, median) | failed steps |")
+    print("|---:|---:|---:|---:|---:|")
+    for dt in dts:
+        sel = [s for s in sweep if s["dt"] == dt]
+        med = lambda k: sorted(s[k] for s in sel)[len(sel) // 2]
+        print(f"| {dt} | {med('overlap_final_m3'):.3e} | {med('overlap_max_m3'):.3e} | {med('max_penetration_m'):.3e} | "
+              f"{sum(s['failed_steps'] for s in sel)} |")
+
+
+if __name__ == "__main__":
+    main()
