@@ -192,3 +192,402 @@ TEST_CASE("distance: spheres against spheres and box face, edge, corner, inside"
     Vec3 c = Real(h + 0.4) * normalize(Vec3{1, 0, 1});
     CHECK(std::abs(signedDistance(c, r, box, R) - (0.4 - r)) < Real(1e-12));
 }
+
+// ---- narrow phase ---------------------------------------------------------------------------
+
+namespace {
+
+// Ground (static, top face at z = 0) as shape 0 and one box as shape 1.
+struct GroundAndBox {
+    Scene s;
+    GroundAndBox(Vec3 half, Transform X) {
+        int g = s.addPolytope(makeBox({5, 5, 0.5}));
+        int b = s.addPolytope(makeBox(half));
+        s.addBody(ShapeType::Polytope, g, 0, pose({0, 0, -0.5}), true);
+        s.addBody(ShapeType::Polytope, b, 0, X, false);
+    }
+    std::vector<PotentialContact> collide(int first, int second, NarrowPhaseSettings st = {}) {
+        std::vector<PotentialContact> out;
+        collideShapes(s.model, s.state, first, second, st, out);
+        return out;
+    }
+};
+
+}  // namespace
+
+TEST_CASE("narrow phase: resting box on the ground gives exactly 4 vertex-face contacts") {
+    const Real h = 0.5;
+    GroundAndBox w({h, h, h}, pose({0.3, -0.7, h}, quatFromAxisAngle({0, 0, 1}, 0.3)));
+    std::vector<PotentialContact> cs = w.collide(1, 0);   // A = box, B = ground
+    REQUIRE(cs.size() == 4);
+    for (const PotentialContact& c : cs) {
+        CHECK(c.type == PairType::VertexFace);
+        CHECK(featureKind(c.featureA) == FeatureKind::Vertex);
+        CHECK(featureKind(c.featureB) == FeatureKind::Face);
+        CHECK(near(c.normal, {0, 0, 1}, kTol));       // from B (ground) to A (box)
+        CHECK(std::abs(c.gap) < kTol);
+        CHECK(std::abs(c.pointA.z) < kTol);
+        CHECK(c.shapeA == 1);
+        CHECK(c.shapeB == 0);
+        CHECK(c.bodyA == 1);
+        CHECK(c.bodyB == 0);
+    }
+    // Swapped arguments: same pairs with A and B exchanged and the normal reversed.
+    std::vector<PotentialContact> sw = w.collide(0, 1);
+    REQUIRE(sw.size() == 4);
+    for (const PotentialContact& c : sw) {
+        CHECK(featureKind(c.featureA) == FeatureKind::Face);
+        CHECK(featureKind(c.featureB) == FeatureKind::Vertex);
+        CHECK(near(c.normal, {0, 0, -1}, kTol));
+        CHECK(std::abs(dot(c.pointA - c.pointB, c.normal) - c.gap) < kTol);
+    }
+}
+
+TEST_CASE("narrow phase: a box penetrating the ground by d has gaps of exactly -d") {
+    const Real h = 0.5;
+    for (Real d : {Real(1) / 64, Real(1) / 256, Real(0)}) {
+        GroundAndBox w({h, h, h}, pose({0.25, 0.125, h - d}));
+        std::vector<PotentialContact> cs = w.collide(1, 0);
+        REQUIRE(cs.size() == 4);
+        for (const PotentialContact& c : cs) {
+            CHECK(c.gap == -d);
+            CHECK(dot(c.pointA - c.pointB, c.normal) == c.gap);
+        }
+    }
+    // Within the margin but above: 4 contacts with the gap; beyond the margin: none.
+    NarrowPhaseSettings st;
+    GroundAndBox above({h, h, h}, pose({0, 0, h + st.margin / 2}));
+    std::vector<PotentialContact> cs = above.collide(1, 0, st);
+    REQUIRE(cs.size() == 4);
+    for (const PotentialContact& c : cs) CHECK(std::abs(c.gap - st.margin / 2) < kTol);
+    GroundAndBox far({h, h, h}, pose({0, 0, h + 2 * st.margin}));
+    CHECK(far.collide(1, 0, st).empty());
+}
+
+TEST_CASE("narrow phase: tilted box reports the vertices within the margin with closed-form gaps") {
+    const Real h = 0.5, zc = 0.6;
+    NarrowPhaseSettings st;
+    // Pitch theta about y: the bottom vertices sit at zc - h cos(theta) -+ h sin(theta).
+    for (Real theta : {Real(0.005), Real(0.1), Real(0.5)}) {
+        GroundAndBox w({h, h, h}, pose({0, 0, zc}, quatFromAxisAngle({0, 1, 0}, theta)));
+        std::vector<PotentialContact> cs = w.collide(1, 0, st);
+        Real low = zc - h * std::cos(theta) - h * std::sin(theta);
+        Real high = zc - h * std::cos(theta) + h * std::sin(theta);
+        int expected = (low <= st.margin ? 2 : 0) + (high <= st.margin ? 2 : 0);
+        CHECK((int)cs.size() == expected);
+        for (const PotentialContact& c : cs) {
+            CHECK(c.type == PairType::VertexFace);
+            bool isLow = std::abs(c.gap - low) < Real(1e-12), isHigh = std::abs(c.gap - high) < Real(1e-12);
+            CHECK((isLow || isHigh));
+        }
+    }
+}
+
+TEST_CASE("narrow phase: two equal stacked boxes give vertex-face contacts both ways") {
+    const Real h = 0.5;
+    Scene s;
+    int p = s.addPolytope(makeBox({h, h, h}));
+    s.addBody(ShapeType::Polytope, p, 0, pose({0, 0, 0}), false);       // lower: shape 0 (B)
+    s.addBody(ShapeType::Polytope, p, 0, pose({0, 0, 2 * h}), false);   // upper: shape 1 (A)
+    std::vector<PotentialContact> cs;
+    collideShapes(s.model, s.state, 1, 0, NarrowPhaseSettings{}, cs);
+    REQUIRE(cs.size() == 8);
+    int aOnB = 0, bOnA = 0;
+    for (const PotentialContact& c : cs) {
+        CHECK(c.type == PairType::VertexFace);
+        CHECK(near(c.normal, {0, 0, 1}, kTol));
+        CHECK(std::abs(c.gap) < kTol);
+        if (featureKind(c.featureA) == FeatureKind::Vertex) {
+            ++aOnB;
+            CHECK(featureKind(c.featureB) == FeatureKind::Face);
+        } else {
+            ++bOnA;
+            CHECK(featureKind(c.featureA) == FeatureKind::Face);
+            CHECK(featureKind(c.featureB) == FeatureKind::Vertex);
+        }
+    }
+    CHECK(aOnB == 4);
+    CHECK(bOnA == 4);
+    // Shifted by half an edge along x: two of each side's vertices are over the other's face.
+    s.state.pos[1] = {0.5, 0, 2 * h};
+    cs.clear();
+    collideShapes(s.model, s.state, 1, 0, NarrowPhaseSettings{}, cs);
+    CHECK(cs.size() == 4);
+    CHECK(countType(cs, PairType::VertexFace) == 4);
+}
+
+TEST_CASE("narrow phase: crossed edges give one edge-edge contact with the normal from B to A") {
+    const Real h = 0.5, r2 = std::sqrt(Real(2));
+    Scene s;
+    int p = s.addPolytope(makeBox({h, h, h}));
+    s.addBody(ShapeType::Polytope, p, 0, pose({0, 0, 0}, quatFromAxisAngle({0, 1, 0}, kPi / 4)), false);
+    s.addBody(ShapeType::Polytope, p, 0, pose({0, 0, 0}, quatFromAxisAngle({1, 0, 0}, kPi / 4)), false);
+    for (Real g : {Real(0.015), Real(0.0), Real(-0.03)}) {
+        s.state.pos[1] = {0.05, -0.1, 2 * h * r2 + g};
+        std::vector<PotentialContact> cs;
+        collideShapes(s.model, s.state, 1, 0, NarrowPhaseSettings{}, cs);   // A = upper
+        REQUIRE(cs.size() == 1);
+        const PotentialContact& c = cs[0];
+        CHECK(c.type == PairType::EdgeEdge);
+        CHECK(featureKind(c.featureA) == FeatureKind::Edge);
+        CHECK(featureKind(c.featureB) == FeatureKind::Edge);
+        CHECK(near(c.normal, {0, 0, 1}, Real(1e-12)));
+        CHECK(std::abs(c.gap - g) < Real(1e-12));
+        CHECK(near(c.pointA, {0, -0.1, h * r2 + g}, Real(1e-12)));
+        CHECK(near(c.pointB, {0, -0.1, h * r2}, Real(1e-12)));
+        // The reversed call reverses the normal and keeps the gap.
+        std::vector<PotentialContact> rv;
+        collideShapes(s.model, s.state, 0, 1, NarrowPhaseSettings{}, rv);
+        REQUIRE(rv.size() == 1);
+        CHECK(near(rv[0].normal, {0, 0, -1}, Real(1e-12)));
+        CHECK(std::abs(rv[0].gap - g) < Real(1e-12));
+    }
+}
+
+TEST_CASE("narrow phase: two cube corners tip to tip give one vertex-vertex contact") {
+    const Real h = 0.5, halfDiag = h * std::sqrt(Real(3));
+    NarrowPhaseSettings st;
+    st.margin = 0.05;
+    const Real g = 0.04;   // beyond the widened faces around the tips (g / sqrt(3) > widening)
+    Quat up = quatFromTo(normalize(Vec3{1, 1, 1}), {0, 0, 1});     // lower cube, corner up
+    Quat down = quatFromTo(normalize(Vec3{1, 1, 1}), {0, 0, -1});  // upper cube, corner down
+    for (Real yaw : {Real(0), Real(0.5), kPi / 3}) {
+        Scene s;
+        int p = s.addPolytope(makeBox({h, h, h}));
+        s.addBody(ShapeType::Polytope, p, 0, pose({0, 0, -halfDiag}, up), false);
+        s.addBody(ShapeType::Polytope, p, 0, pose({0, 0, halfDiag + g}, quatFromAxisAngle({0, 0, 1}, yaw) * down), false);
+        std::vector<PotentialContact> cs;
+        collideShapes(s.model, s.state, 1, 0, st, cs);
+        REQUIRE(cs.size() == 1);
+        CHECK(cs[0].type == PairType::VertexVertex);
+        CHECK(std::abs(cs[0].gap - g) < Real(1e-12));
+        CHECK(near(cs[0].normal, {0, 0, 1}, Real(1e-12)));
+        CHECK(std::abs(signedDistance(s.model.polytopes[p], {s.state.pos[1], s.state.rot[1]},
+                                      s.model.polytopes[p], {s.state.pos[0], s.state.rot[0]}) - g) < Real(1e-12));
+    }
+}
+
+TEST_CASE("narrow phase: a spike above the middle of a ridge gives one vertex-edge contact") {
+    // Lower box rolled 45 deg about x: its top ridge is an edge along x at z = h sqrt(2). Above
+    // it hangs a square pyramid, tip down (tip at its local (0, 0, -0.5), steep sides), at gap g.
+    const Real h = 0.5, g = 0.04, ridge = h * std::sqrt(Real(2));
+    NarrowPhaseSettings st;
+    st.margin = 0.05;
+    Scene s;
+    int p = s.addPolytope(makeBox({h, h, h}));
+    ConvexPolytope spike;
+    REQUIRE(buildConvexHull({{0, 0, -0.5}, {-0.2, -0.2, 0.5}, {0.2, -0.2, 0.5}, {0.2, 0.2, 0.5}, {-0.2, 0.2, 0.5}}, spike).ok);
+    int q = s.addPolytope(spike);
+    s.addBody(ShapeType::Polytope, p, 0, pose({0, 0, 0}, quatFromAxisAngle({1, 0, 0}, kPi / 4)), false);
+    s.addBody(ShapeType::Polytope, q, 0, pose({0.1, 0, ridge + 0.5 + g}), false);
+    std::vector<PotentialContact> cs;
+    collideShapes(s.model, s.state, 1, 0, st, cs);
+    REQUIRE(cs.size() == 1);
+    CHECK(cs[0].type == PairType::VertexEdge);
+    CHECK(featureKind(cs[0].featureA) == FeatureKind::Vertex);
+    CHECK(featureKind(cs[0].featureB) == FeatureKind::Edge);
+    CHECK(std::abs(cs[0].gap - g) < Real(1e-12));
+    CHECK(near(cs[0].normal, {0, 0, 1}, Real(1e-12)));
+    CHECK(near(cs[0].pointB, {0.1, 0, ridge}, Real(1e-12)));
+    // Closer than the widening (the projection onto each face plane overshoots the ridge by
+    // g' sin 45 < regionWidening), the tip sees both faces of the ridge instead: the PEG
+    // vertex-edge configuration, one vertex against the two faces of an edge, with plane gaps
+    // g' cos 45.
+    const Real g2 = 0.005;
+    s.state.pos[1].z = ridge + 0.5 + g2;
+    cs.clear();
+    collideShapes(s.model, s.state, 1, 0, st, cs);
+    REQUIRE(cs.size() == 2);
+    for (const PotentialContact& c : cs) {
+        CHECK(c.type == PairType::VertexFace);
+        CHECK(std::abs(c.gap - g2 / std::sqrt(Real(2))) < Real(1e-12));
+        CHECK(std::abs(std::abs(c.normal.y) - c.normal.z) < Real(1e-12));
+    }
+    CHECK(cs[0].featureB != cs[1].featureB);
+}
+
+TEST_CASE("narrow phase: sphere contacts on the Voronoi feature, both argument orders") {
+    const Real h = 0.5, r = 0.25;
+    Scene s;
+    int p = s.addPolytope(makeBox({h, h, h}));
+    s.addBody(ShapeType::Polytope, p, 0, pose({0, 0, 0}), true);
+    s.addBody(ShapeType::Sphere, -1, r, pose({0, 0, 0}), false);
+    s.addBody(ShapeType::Sphere, -1, 0.5, pose({0, 0, 0}), false);
+    struct Case { Vec3 c; PairType type; FeatureKind kind; Real gap; Vec3 n; };
+    const Real e = 0.01;
+    Vec3 edgeDir = normalize(Vec3{1, 0, 1}), cornerDir = normalize(Vec3{1, 1, 1});
+    Case cases[] = {
+        {{0.1, 0.2, h + r + e}, PairType::SphereFace, FeatureKind::Face, e, {0, 0, 1}},
+        {Vec3{h, 0.1, h} + (r + e) * edgeDir, PairType::SphereEdge, FeatureKind::Edge, e, edgeDir},
+        {Vec3{h, h, h} + (r - e) * cornerDir, PairType::SphereVertex, FeatureKind::Vertex, -e, cornerDir},
+        {{0.0, 0.1, h - 0.1}, PairType::SphereFace, FeatureKind::Face, -0.1 - r, {0, 0, 1}},
+    };
+    for (const Case& k : cases) {
+        s.state.pos[1] = k.c;
+        std::vector<PotentialContact> cs;
+        collideShapes(s.model, s.state, 1, 0, NarrowPhaseSettings{}, cs);   // A = sphere
+        REQUIRE(cs.size() == 1);
+        CHECK(cs[0].type == k.type);
+        CHECK(featureKind(cs[0].featureA) == FeatureKind::Sphere);
+        CHECK(featureKind(cs[0].featureB) == k.kind);
+        CHECK(std::abs(cs[0].gap - k.gap) < Real(1e-12));
+        CHECK(near(cs[0].normal, k.n, Real(1e-12)));
+        CHECK(std::abs(dot(cs[0].pointA - cs[0].pointB, cs[0].normal) - cs[0].gap) < Real(1e-12));
+        cs.clear();
+        collideShapes(s.model, s.state, 0, 1, NarrowPhaseSettings{}, cs);   // A = box
+        REQUIRE(cs.size() == 1);
+        CHECK(featureKind(cs[0].featureA) == k.kind);
+        CHECK(featureKind(cs[0].featureB) == FeatureKind::Sphere);
+        CHECK(near(cs[0].normal, -k.n, Real(1e-12)));
+        CHECK(std::abs(cs[0].gap - k.gap) < Real(1e-12));
+    }
+    // Sphere-sphere.
+    s.state.pos[1] = {0, 0, 3};
+    s.state.pos[2] = {0, 0, 3 - 0.75 + 0.005};
+    std::vector<PotentialContact> cs;
+    collideShapes(s.model, s.state, 1, 2, NarrowPhaseSettings{}, cs);
+    REQUIRE(cs.size() == 1);
+    CHECK(cs[0].type == PairType::SphereSphere);
+    CHECK(std::abs(cs[0].gap + 0.005) < Real(1e-12));
+    CHECK(near(cs[0].normal, {0, 0, 1}, Real(1e-12)));
+}
+
+TEST_CASE("narrow phase: random polytope pairs find the closest features within the margin") {
+    // The Voronoi feature pair realizing the distance is always feasible and applicable, so
+    // a pair closer than the margin reports some contact with gap <= distance; a pair farther
+    // than sqrt(margin^2 + widening^2) reports none.
+    NarrowPhaseSettings st;
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<double> U(-1, 1);
+    int near_ = 0, far_ = 0;
+    for (int trial = 0; trial < 400; ++trial) {
+        ConvexPolytope a, b;
+        REQUIRE(makeRandomPolytope(3000 + trial, 10, {0.5, 0.4, 0.3}, a).ok);
+        REQUIRE(makeRandomPolytope(5000 + trial, 14, {0.4, 0.5, 0.35}, b).ok);
+        Quat qa = normalize(Quat{Real(U(rng)), Real(U(rng)), Real(U(rng)), Real(U(rng))});
+        Quat qb = normalize(Quat{Real(U(rng)), Real(U(rng)), Real(U(rng)), Real(U(rng))});
+        Vec3 dir = normalize(Vec3{Real(U(rng)), Real(U(rng)), Real(U(rng))});
+        // Bisect the offset along dir so that the distance is a chosen target.
+        Real target = Real(0.5 + 0.5 * U(rng)) * Real(1.5) * st.margin;
+        Real lo = 0, hi = 3;
+        for (int it = 0; it < 60; ++it) {
+            Real mid = Real(0.5) * (lo + hi);
+            (signedDistance(a, pose(mid * dir, qa), b, pose({0, 0, 0}, qb)) < target ? lo : hi) = mid;
+        }
+        Transform Xa = pose(hi * dir, qa), Xb = pose({0, 0, 0}, qb);
+        Real d = signedDistance(a, Xa, b, Xb);
+        std::vector<PotentialContact> cs;
+        collidePolytopes(a, Xa, b, Xb, st, cs);
+        if (d <= st.margin) {
+            ++near_;
+            REQUIRE(!cs.empty());
+            Real minGap = 1e300;
+            for (const PotentialContact& c : cs) minGap = std::min(minGap, c.gap);
+            CHECK(minGap <= d + Real(1e-9));
+        } else if (d > std::sqrt(st.margin * st.margin + st.regionWidening * st.regionWidening)) {
+            ++far_;
+            CHECK(cs.empty());
+        }
+        for (const PotentialContact& c : cs) {
+            CHECK(std::abs(length(c.normal) - 1) < Real(1e-12));
+            CHECK(std::abs(dot(c.pointA - c.pointB, c.normal) - c.gap) < Real(1e-12));
+            CHECK(c.gap <= st.margin);
+        }
+    }
+    CHECK(near_ > 100);
+    CHECK(far_ > 20);
+}
+
+// ---- broad phase and ordering ----------------------------------------------------------------
+
+namespace {
+
+// n random boxes (some static, some dormant, some bodies with two parts) in a cube of side L.
+Scene randomBoxes(int n, Real side, uint32_t seed, std::vector<uint8_t>& active) {
+    Scene s;
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> U(0, 1);
+    int p0 = s.addPolytope(makeBox({0.3, 0.2, 0.1}));
+    int p1 = s.addPolytope(makeBox({0.1, 0.1, 0.4}));
+    for (int i = 0; i < n; ++i) {
+        Vec3 pos{Real(U(rng) * side), Real(U(rng) * side * 0.5), Real(U(rng) * side * 0.25)};
+        Quat q = normalize(Quat{Real(U(rng) - 0.5), Real(U(rng) - 0.5), Real(U(rng) - 0.5), Real(U(rng) - 0.5)});
+        bool isStatic = U(rng) < 0.1;
+        int b = s.addBody(ShapeType::Polytope, (i % 3) ? p0 : p1, 0, pose(pos, q), isStatic);
+        if (i % 7 == 0) s.addShape(b, ShapeType::Polytope, p1, 0, pose({0.2, 0, 0}));
+        if (i % 11 == 0) s.addShape(b, ShapeType::Sphere, -1, 0.15, pose({0, 0.3, 0}));
+        active.push_back(U(rng) < 0.95 ? 1 : 0);
+    }
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("broad phase: sweep and prune equals brute force on 10,000 random boxes") {
+    std::vector<uint8_t> active;
+    Scene s = randomBoxes(10000, 40, 3, active);
+    std::vector<Aabb> boxes;
+    computeShapeAabbs(s.model, s.state, 0.02, boxes);
+    // The AABB holds every transformed vertex, expanded by the margin.
+    for (int sh = 0; sh < s.model.shapeCount(); sh += 97) {
+        if (s.model.shapeType[sh] != ShapeType::Polytope) continue;
+        Transform X = shapeWorldTransform(s.model, s.state, sh);
+        for (Vec3 v : s.model.polytopes[s.model.shapePolytope[sh]].vertices) {
+            Vec3 w = transformPoint(X, v);
+            for (int k = 0; k < 3; ++k) {
+                CHECK(w[k] >= boxes[sh].lo[k] + Real(0.02) - Real(1e-12));
+                CHECK(w[k] <= boxes[sh].hi[k] - Real(0.02) + Real(1e-12));
+            }
+        }
+    }
+    std::vector<ShapePair> sap, brute;
+    findPairs(s.model, boxes, active.data(), sap);
+    findPairsBruteForce(s.model, boxes, active.data(), brute);
+    CHECK(brute.size() > 1000);
+    CHECK(sap == brute);
+    for (const ShapePair& p : sap) {
+        CHECK(p.shapeA < p.shapeB);
+        int ba = s.model.shapeBody[p.shapeA], bb = s.model.shapeBody[p.shapeB];
+        CHECK(ba != bb);
+        CHECK(!(s.model.isStatic(ba) && s.model.isStatic(bb)));
+        CHECK((active[ba] && active[bb]));
+    }
+    // All active: still equal, and more pairs.
+    std::vector<ShapePair> sapAll, bruteAll;
+    findPairs(s.model, boxes, nullptr, sapAll);
+    findPairsBruteForce(s.model, boxes, nullptr, bruteAll);
+    CHECK(sapAll == bruteAll);
+    CHECK(sapAll.size() > sap.size());
+}
+
+TEST_CASE("collision: output is deterministic and sorted by contact key") {
+    std::vector<uint8_t> active;
+    Scene s = randomBoxes(400, 6, 5, active);
+    std::vector<Aabb> boxes;
+    computeShapeAabbs(s.model, s.state, 0.02, boxes);
+    std::vector<ShapePair> pairs;
+    findPairs(s.model, boxes, active.data(), pairs);
+    std::vector<PotentialContact> first, second;
+    collidePairs(s.model, s.state, pairs, NarrowPhaseSettings{}, first);
+    CHECK(first.size() > 50);
+    // Pairs handed over in reverse order give the same contacts per pair, in the same order.
+    std::vector<ShapePair> reversed(pairs.rbegin(), pairs.rend());
+    collidePairs(s.model, s.state, reversed, NarrowPhaseSettings{}, second);
+    REQUIRE(first.size() == second.size());
+    std::stable_sort(second.begin(), second.end(), [](const PotentialContact& x, const PotentialContact& y) {
+        return x.shapeA != y.shapeA ? x.shapeA < y.shapeA : x.shapeB < y.shapeB;
+    });
+    bool same = true;
+    for (size_t i = 0; i < first.size(); ++i)
+        same = same && first[i].featureA == second[i].featureA && first[i].featureB == second[i].featureB &&
+               first[i].gap == second[i].gap && first[i].normal.x == second[i].normal.x;
+    CHECK(same);
+    // Sorted by (shapeA, shapeB, featureA, featureB): the ContactKey order of state.h.
+    for (size_t i = 1; i < first.size(); ++i) {
+        ContactKey a{(uint64_t(first[i - 1].shapeA) << 32) | uint64_t(first[i - 1].shapeB),
+                     (uint64_t(first[i - 1].featureA) << 32) | first[i - 1].featureB};
+        ContactKey b{(uint64_t(first[i].shapeA) << 32) | uint64_t(first[i].shapeB),
+                     (uint64_t(first[i].featureA) << 32) | first[i].featureB};
+        CHECK(a < b);
+    }
+}
