@@ -2,7 +2,6 @@
 #include "engine/contact/contact_model.h"
 
 #include <cmath>
-#include <cstring>
 
 namespace cs {
 
@@ -24,36 +23,6 @@ bool contactModelAvailable(ContactModelType type, std::string* why) {
         return false;
     }
     return false;
-}
-
-const char* contactModelName(ContactModelType type) {
-    switch (type) {
-    case ContactModelType::Standard: return "standard";
-    case ContactModelType::PEG: return "peg";
-    case ContactModelType::PLUS: return "plus";
-    case ContactModelType::Compliant: return "compliant";
-    }
-    return "?";
-}
-
-bool parseContactModel(const char* name, ContactModelType& out) {
-    for (ContactModelType t : {ContactModelType::Standard, ContactModelType::PEG, ContactModelType::PLUS,
-                               ContactModelType::Compliant}) {
-        if (std::strcmp(name, contactModelName(t)) == 0) {
-            out = t;
-            return true;
-        }
-    }
-    return false;
-}
-
-const char* ncpName(NcpFunction f) { return f == NcpFunction::FischerBurmeister ? "fb" : "min"; }
-
-bool parseNcp(const char* name, NcpFunction& out) {
-    if (!std::strcmp(name, "fb")) out = NcpFunction::FischerBurmeister;
-    else if (!std::strcmp(name, "min")) out = NcpFunction::MinimumMap;
-    else return false;
-    return true;
 }
 
 void contactPreSolve(const ContactStageInput& in, BodyVelocities& bodies) {

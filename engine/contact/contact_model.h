@@ -32,10 +32,7 @@ struct ContactStageInput {
 
 // True when the model is implemented in this build; otherwise *why says which issue adds it.
 bool contactModelAvailable(ContactModelType type, std::string* why);
-const char* contactModelName(ContactModelType type);   // "standard", "peg", "plus", "compliant"
-bool parseContactModel(const char* name, ContactModelType& out);
-const char* ncpName(NcpFunction f);                    // "fb", "min"
-bool parseNcp(const char* name, NcpFunction& out);
+// Names of models, NCP functions and solvers: engine/scene/scene_loader.h.
 
 void contactPreSolve(const ContactStageInput& in, BodyVelocities& bodies);
 void buildContactRows(const ContactStageInput& in, ConstraintRows& rows);

@@ -106,8 +106,12 @@ CS_HD void evalRow(const RowEvalView& v, int i) {
         Real slip = std::sqrt(v.jv[t1] * v.jv[t1] + v.jv[t2] * v.jv[t2]);
         Real mag = std::sqrt(v.lambda[t1] * v.lambda[t1] + v.lambda[t2] * v.lambda[t2]);
         if (muLambdaN > 0) {
-            Real w = v.ncp == 0 ? frictionComplianceFB(slip, mag, muLambdaN, r)
-                                : frictionComplianceMin(slip, mag, muLambdaN, r);
+            // Outside the cone (|lambda_f| > mu lambda_n, common in early iterates when the
+            // normal impulse drops) the Fischer-Burmeister fixed point of eq. 102 predicts a
+            // non-positive |lambda_f|, and its W is meaningless. There both NCP functions take the
+            // minimum map's W (eq. 105), which returns lambda_f to the cone's boundary.
+            Real w = (v.ncp == 0 && mag <= muLambdaN) ? frictionComplianceFB(slip, mag, muLambdaN, r)
+                                                      : frictionComplianceMin(slip, mag, muLambdaN, r);
             Real e = v.jv[i] + w * v.lambda[i];
             v.schurCompliance[i] = w;
             v.residual[i] = e;

@@ -138,8 +138,6 @@ void solveNewton(const SolverSettings& settings, Real h, ConstraintRows& rows, B
         for (int i = 0; i < n; ++i) s.jv[i] = gatherRow(view, i, bodies.velocity.data());
         for (int i = 0; i < n; ++i) evalRow(eval, i);
         Real merit = norm2(s.merit);
-        stats.newtonResidual.push_back(merit);
-        stats.residualFinal = merit;
         if (k >= settings.newtonIterations || merit <= settings.newtonTolerance) break;
 
         // [J M^-1 J^T + C + eps I] dlambda = -h   ([NSN] eq. 59, regularized as in section 8.4)
