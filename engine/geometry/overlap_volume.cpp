@@ -17,6 +17,8 @@
 //      through it. Per plane i, the vertices on it, ordered by angle, form the face polygon with
 //      area a_i; with the face's distance h_i = d_i - n_i . c from c, the pyramids from c give
 //          V = sum_i h_i a_i / 3.
+// OverlapMethod::Clipping replaces steps 3-4 by clipping A's faces with B's cutting planes
+// (overlap_clip.cpp): the same volume, with no LP and no qhull run.
 #include "engine/geometry/overlap_volume.h"
 
 #include <algorithm>
@@ -192,7 +194,7 @@ bool chebyshevCenter(const Vec3* normals, const Real* offsets, int count, Vec3 s
 }
 
 Real overlapVolume(const ConvexPolytope& a, const Transform& ta, const ConvexPolytope& b,
-                   const Transform& tb) {
+                   const Transform& tb, OverlapMethod method) {
     if (a.vertices.empty() || b.vertices.empty()) return 0;
     // 1. Bounding spheres.
     Vec3 ca = transformPoint(ta, a.centroid), cb = transformPoint(tb, b.centroid);
@@ -222,6 +224,13 @@ Real overlapVolume(const ConvexPolytope& a, const Transform& ta, const ConvexPol
     }
     if (redundantA == (int)a.faces.size()) return b.volume;  // B inside every plane of A
     if (redundantB == (int)b.faces.size()) return a.volume;  // A inside B
+    if (method == OverlapMethod::Clipping) {
+        // A is kept whole, so B's redundant planes can all go.
+        HalfSpaces cuts;
+        for (size_t i = 0; i < b.faces.size(); ++i)
+            if (kb[i] == PlaneClass::Cutting) cuts.add(nb[i], db[i]);
+        return clippedVolume(a, cuts.normal.data(), cuts.offset.data(), (int)cuts.normal.size());
+    }
     // Dropping A's redundant planes is exact while all of B's are kept (the rest of the set lies
     // in B, hence inside them), and vice versa, but not both at once (two coincident planes
     // would both go). Drop them on the side that has more.

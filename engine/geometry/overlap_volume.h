@@ -4,25 +4,35 @@
 //
 // Polytope-polytope is exact up to rounding: the intersection is the intersection of the two
 // parts' face half-spaces, computed with qhull's half-space intersection ("H" mode) about a
-// strictly interior point (the Chebyshev centre, from a small LP). Sphere-sphere is the closed-form
-// lens. Sphere-polytope integrates exact slice areas (disc cut by a convex polygon) with
-// Gauss-Legendre quadrature; see overlap_volume_sphere.cpp for the method and its accuracy.
+// strictly interior point (the Chebyshev centre, from a small LP), or by clipping one part's
+// faces by the other's planes. Sphere-sphere is the closed-form lens. Sphere-polytope integrates
+// exact slice areas (disc cut by a convex polygon) with Gauss-Legendre quadrature; see
+// overlap_volume_sphere.cpp for the method and its accuracy.
 #pragma once
 
 #include "engine/geometry/polytope.h"
 
 namespace cs {
 
-// Volume of (a placed at ta) intersected with (b placed at tb). 0 when they are disjoint,
-// touch, or overlap by less than about 1e-7 of the smaller bounding radius in thickness.
+// Two exact ways to the same number (the tests hold them to 1e-9 of each other):
+//   Qhull    - qhull half-space intersection about the Chebyshev centre (the reference);
+//   Clipping - A's faces clipped by B's planes (overlap_clip.cpp), about 10x faster.
+enum class OverlapMethod { Qhull, Clipping };
+
+// Volume of (a placed at ta) intersected with (b placed at tb). 0 when they are disjoint or
+// touch; with Qhull also when the overlap is thinner than about 1e-7 of the smaller bounding
+// radius (its interior point would not be strictly interior).
 Real overlapVolume(const ConvexPolytope& a, const Transform& ta, const ConvexPolytope& b,
-                   const Transform& tb);
+                   const Transform& tb, OverlapMethod method = OverlapMethod::Qhull);
+
+// Volume of {x in p : normals[i] . x <= offsets[i] for all i} by clipping p's faces.
+Real clippedVolume(const ConvexPolytope& p, const Vec3* normals, const Real* offsets, int count);
 
 // Lens volume of two balls (exact).
 Real sphereSphereOverlapVolume(Real radiusA, Vec3 centerA, Real radiusB, Vec3 centerB);
 
-// Volume of a ball intersected with a placed polytope (relative error below about 1e-6 of the
-// ball's volume; see the .cpp).
+// Volume of a ball intersected with a placed polytope: exact slice areas integrated by
+// quadrature, error about 1e-8 of the ball's volume (see overlap_volume_sphere.cpp).
 Real spherePolytopeOverlapVolume(Real radius, Vec3 center, const ConvexPolytope& p,
                                  const Transform& tp);
 
