@@ -450,6 +450,23 @@ TEST_CASE("overlap volume: sphere-polytope against caps, half, quarter and eight
     CHECK(v == doctest::Approx(mc).epsilon(0.02).scale(0));
 }
 
+TEST_CASE("overlap volume: thin overlaps of stacked boxes (resting contact)") {
+    // B (0.6 x 0.8 x 0.4) sinks by delta into the top face of A (a unit cube): V = delta * 0.48.
+    ConvexPolytope a = makeBox({0.5, 0.5, 0.5}), b = makeBox({0.3, 0.4, 0.2});
+    for (Real delta : {1e-2, 1e-4, 1e-6}) {
+        Transform tb = pose({0.1, 0.05, 0.7 - delta});
+        for (OverlapMethod m : {OverlapMethod::Qhull, OverlapMethod::Clipping})
+            CHECK(overlapVolume(a, pose({0, 0, 0}), b, tb, m) ==
+                  doctest::Approx(delta * 0.48).epsilon(1e-6).scale(0));
+        // Same-size boxes stacked: the side faces are coplanar.
+        CHECK(overlapVolume(a, pose({0, 0, 0}), a, pose({0, 0, 1 - delta})) ==
+              doctest::Approx(delta).epsilon(1e-6).scale(0));
+    }
+    // Far below the qhull path's interior-point threshold, clipping is still exact.
+    CHECK(overlapVolume(a, pose({0, 0, 0}), b, pose({0.1, 0.05, 0.7 - 1e-9}), OverlapMethod::Clipping) ==
+          doctest::Approx(0.48e-9).epsilon(1e-5).scale(0));
+}
+
 TEST_CASE("overlap volume: qhull and clipping agree on random hull pairs") {
     TestRng rng{2024};
     int overlapping = 0;
@@ -473,25 +490,39 @@ TEST_CASE("overlap volume: qhull and clipping agree on random hull pairs") {
     CHECK(overlapping > 50);
 }
 
-TEST_CASE("overlap volume: timing of two overlapping 20-vertex hulls (data, not asserted)") {
+TEST_CASE("overlap volume: timing of two 20-vertex hulls (data, not asserted)") {
     ConvexPolytope p, q;
     REQUIRE(makeRandomPolytope(21, 20, {1.0, 0.8, 0.6}, p).ok);
     REQUIRE(makeRandomPolytope(22, 20, {0.9, 0.7, 0.8}, q).ok);
     Transform tp = pose({0, 0, 0}, quatIdentity());
+    Quat rq = quatFromAxisAngle({1, 2, 3}, 0.4);
+    // Shallow contact: bisect the x offset at which q just touches p, then sink it by 1e-3.
+    Real lo = 0.5, hi = 2.5;
+    for (int it = 0; it < 60; ++it) {
+        Real mid = Real(0.5) * (lo + hi);
+        (overlapVolume(p, tp, q, pose({mid, 0.2, 0.1}, rq)) > 0 ? lo : hi) = mid;
+    }
+    struct Case {
+        const char* name;
+        Real x;
+    } cases[3] = {{"deep overlap", 0.6}, {"1e-3 penetration", lo - Real(1e-3)},
+                  {"1e-3 gap", hi + Real(1e-3)}};
     const int n = 2000;
-    for (OverlapMethod m : {OverlapMethod::Qhull, OverlapMethod::Clipping}) {
-        Real total = 0;
-        // Process CPU time, so that other jobs on a shared machine do not inflate the figure.
-        std::clock_t t0 = std::clock();
-        for (int i = 0; i < n; ++i) {
-            Transform tq = pose({0.6 + 0.0001 * i, 0.2, 0.1}, quatFromAxisAngle({1, 2, 3}, 0.001 * i));
-            total += overlapVolume(p, tp, q, tq, m);
+    for (const Case& c : cases) {
+        for (OverlapMethod m : {OverlapMethod::Qhull, OverlapMethod::Clipping}) {
+            Real total = 0;
+            // Process CPU time, so that other jobs on a shared machine do not inflate the figure.
+            std::clock_t t0 = std::clock();
+            for (int i = 0; i < n; ++i) {
+                Transform tq = pose({c.x, 0.2 + 1e-7 * i, 0.1}, rq);
+                total += overlapVolume(p, tp, q, tq, m);
+            }
+            double us = 1e6 * double(std::clock() - t0) / CLOCKS_PER_SEC / n;
+            CHECK((c.x > hi) == (total == 0));
+            MESSAGE("overlapVolume " << std::string(m == OverlapMethod::Qhull ? "qhull   " : "clipping")
+                                     << " 20-vertex hulls, " << std::string(c.name) << ", "
+                                     << std::string(kPrecisionName) << ": " << us
+                                     << " us CPU per call (mean volume " << total / n << ")");
         }
-        double us = 1e6 * double(std::clock() - t0) / CLOCKS_PER_SEC / n;
-        CHECK(total > 0);
-        MESSAGE("overlapVolume (" << std::string(m == OverlapMethod::Qhull ? "qhull" : "clipping")
-                                  << "), two overlapping 20-vertex hulls, "
-                                  << std::string(kPrecisionName) << ": " << us
-                                  << " us CPU per call (" << total / n << " mean volume)");
     }
 }

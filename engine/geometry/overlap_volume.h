@@ -16,14 +16,16 @@ namespace cs {
 
 // Two exact ways to the same number (the tests hold them to 1e-9 of each other):
 //   Qhull    - qhull half-space intersection about the Chebyshev centre (the reference);
-//   Clipping - A's faces clipped by B's planes (overlap_clip.cpp), about 10x faster.
+//   Clipping - A's faces clipped by B's planes (overlap_clip.cpp): about 4x faster, no LP, no
+//              failure mode, exact down to the thinnest overlaps. The default, since the app
+//              evaluates the metric for every penetrating pair each frame.
 enum class OverlapMethod { Qhull, Clipping };
 
 // Volume of (a placed at ta) intersected with (b placed at tb). 0 when they are disjoint or
 // touch; with Qhull also when the overlap is thinner than about 1e-7 of the smaller bounding
 // radius (its interior point would not be strictly interior).
 Real overlapVolume(const ConvexPolytope& a, const Transform& ta, const ConvexPolytope& b,
-                   const Transform& tb, OverlapMethod method = OverlapMethod::Qhull);
+                   const Transform& tb, OverlapMethod method = OverlapMethod::Clipping);
 
 // Volume of {x in p : normals[i] . x <= offsets[i] for all i} by clipping p's faces.
 Real clippedVolume(const ConvexPolytope& p, const Vec3* normals, const Real* offsets, int count);
