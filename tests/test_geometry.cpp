@@ -171,6 +171,26 @@ TEST_CASE("geometry: degenerate input fails cleanly") {
     r = buildConvexHull({{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, NAN}}, p);
     CHECK(!r.ok);
 
+    // Nearly flat and nearly collinear clouds are refused, not turned into non-planar faces.
+    TestRng rng{31};
+    std::vector<Vec3> flat, needle;
+    for (int i = 0; i < 20; ++i) {
+        Real u = Real(2 * rng.uniform() - 1), v = Real(2 * rng.uniform() - 1);
+        flat.push_back({u, v, Real(1e-13 * rng.uniform())});
+        needle.push_back(Vec3{u, 2 * u, 3 * u} + Real(1e-12) * Vec3{v, Real(rng.uniform()), -v});
+    }
+    CHECK(!buildConvexHull(flat, p).ok);
+    CHECK(!buildConvexHull(needle, p).ok);
+    // Tiny and huge but well-shaped clouds are fine.
+    std::vector<Vec3> tiny, huge;
+    for (int i = 0; i < 20; ++i) {
+        Vec3 x{Real(rng.uniform() - 0.5), Real(rng.uniform() - 0.5), Real(rng.uniform() - 0.5)};
+        tiny.push_back(Real(1e-9) * x);
+        huge.push_back(Real(1e9) * x);
+    }
+    CHECK(buildConvexHull(tiny, p).ok);
+    CHECK(buildConvexHull(huge, p).ok);
+
     r = loadObjHull(CS_SOURCE_DIR "/assets/meshes/does_not_exist.obj", 1.0, p);
     CHECK(!r.ok);
     CHECK(r.error.find("does_not_exist.obj") != std::string::npos);

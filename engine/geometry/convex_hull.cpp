@@ -175,6 +175,16 @@ BuildResult buildConvexHull(const std::vector<Vec3>& points, ConvexPolytope& out
         out.faces.push_back(face);
     }
     BuildResult r = finishPolytope(out);
+    // Near-degenerate input (a needle or a sheet thinner than ~1e-10 of its size) passes qhull
+    // with faces that are not planar to working precision: refuse it rather than hand the
+    // contact code garbage.
+    const Real size = length(hi - lo);
+    if (r.ok && out.volume < Real(1e-10) * size * size * size)
+        r = {false, "hull is degenerate (nearly flat or collinear points)"};
+    if (r.ok) {
+        BuildResult valid = validateConvex(out, Real(1e-9) * size);
+        if (!valid.ok) r = {false, "hull failed validation: " + valid.error};
+    }
     if (!r.ok) {
         out = ConvexPolytope{};
         r.error = "convex hull: " + r.error;
@@ -186,7 +196,7 @@ BuildResult validateConvex(const ConvexPolytope& p, Real tolerance) {
     if (p.vertexCount() < 4 || p.faceCount() < 4) return {false, "fewer than 4 vertices or faces"};
     for (int f = 0; f < p.faceCount(); ++f) {
         const PolytopeFace& face = p.faces[f];
-        if (std::fabs(length(face.normal) - Real(1)) > tolerance)
+        if (std::fabs(length(face.normal) - Real(1)) > Real(1e-6))  // dimensionless
             return {false, "face " + std::to_string(f) + " normal is not unit"};
         const int* loop = &p.faceVertices[face.firstVertex];
         for (int i = 0; i < face.vertexCount; ++i) {
