@@ -87,30 +87,33 @@ void findPairs(const Model& model, const std::vector<Aabb>& aabbs, const uint8_t
     if (n < 2) return;
     const int axis = sweepAxis(aabbs);
 
-    // Sort shape indices by the low end on the sweep axis; ties by index keep it deterministic.
-    // Dormant shapes never pair, so they are left out of the sweep altogether.
-    std::vector<int> order;
+    // Endpoints on the sweep axis, sorted by the low end; ties by index keep it deterministic.
+    // Dormant shapes never pair, so they are left out of the sweep altogether. The sweep reads
+    // this contiguous array front to back.
+    struct Interval {
+        Real lo, hi;
+        int shape;
+        Aabb box;   // copied so that the sweep reads memory in order
+    };
+    std::vector<Interval> order;
     order.reserve(n);
     for (int s = 0; s < n; ++s) {
         if (bodyActive && !bodyActive[model.shapeBody[s]]) continue;
-        order.push_back(s);
+        order.push_back({aabbs[s].lo[axis], aabbs[s].hi[axis], s, aabbs[s]});
     }
-    std::sort(order.begin(), order.end(), [&](int a, int b) {
-        Real la = aabbs[a].lo[axis], lb = aabbs[b].lo[axis];
-        return la != lb ? la < lb : a < b;
+    std::sort(order.begin(), order.end(), [](const Interval& a, const Interval& b) {
+        return a.lo != b.lo ? a.lo < b.lo : a.shape < b.shape;
     });
 
     // Sweep: every box meets the boxes whose low end lies within its extent on the axis.
     const int m = (int)order.size();
     for (int i = 0; i < m; ++i) {
-        const int a = order[i];
-        const Aabb& A = aabbs[a];
-        const Real hiA = A.hi[axis];
-        for (int j = i + 1; j < m; ++j) {
-            const int b = order[j];
-            const Aabb& B = aabbs[b];
-            if (B.lo[axis] > hiA) break;
-            if (!aabbOverlap(A, B)) continue;
+        const int a = order[i].shape;
+        const Real hiA = order[i].hi;
+        const Aabb& A = order[i].box;
+        for (int j = i + 1; j < m && order[j].lo <= hiA; ++j) {
+            if (!aabbOverlap(A, order[j].box)) continue;
+            const int b = order[j].shape;
             if (!pairAllowed(model, bodyActive, a, b)) continue;
             out.push_back(a < b ? ShapePair{a, b} : ShapePair{b, a});
         }

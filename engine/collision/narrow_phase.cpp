@@ -7,72 +7,21 @@
 
 namespace cs {
 
-namespace {
-
-PotentialContact makeContact(PairType type, uint32_t fa, uint32_t fb, Vec3 pA, Vec3 pB, Vec3 n,
-                             Real gap) {
-    PotentialContact c;
-    c.shapeA = c.shapeB = c.bodyA = c.bodyB = -1;
-    c.featureA = fa;
-    c.featureB = fb;
-    c.type = type;
-    c.pointA = pA;
-    c.pointB = pB;
-    c.normal = n;
-    c.gap = gap;
-    return c;
-}
-
-}  // namespace
-
 void collideSpheres(Vec3 centerA, Real radiusA, Vec3 centerB, Real radiusB,
                     const NarrowPhaseSettings& s, std::vector<PotentialContact>& out) {
-    // psi = |c_A - c_B| - r_A - r_B along n = (c_A - c_B)/|c_A - c_B|.
-    const Vec3 d = centerA - centerB;
-    const Real dist = length(d);
-    const Real gap = dist - radiusA - radiusB;
-    if (gap > s.margin) return;
-    const Vec3 n = dist > Real(1e-12) ? d / dist : Vec3{0, 0, 1};   // concentric: any axis
-    const uint32_t id = makeFeatureId(FeatureKind::Sphere, 0);
-    out.push_back(makeContact(PairType::SphereSphere, id, id, centerA - radiusA * n,
-                              centerB + radiusB * n, n, gap));
+    PotentialContact c;
+    if (sphereSphereContact(centerA, radiusA, centerB, radiusB, s, c)) out.push_back(c);
 }
 
 void collideSpherePolytope(Vec3 center, Real radius, bool sphereIsA, const ConvexPolytope& p,
                            const Transform& Xp, const NarrowPhaseSettings& s,
                            std::vector<PotentialContact>& out) {
-    thread_local WorldPolytope scratch;
     const Real reach = p.boundingRadius + radius + s.margin;
     if (lengthSq(transformPoint(Xp, p.centroid) - center) > reach * reach) return;
+    thread_local WorldPolytope scratch;
     scratch.assign(p, Xp);
-    const PolytopeView P = scratch.view();
-
-    // Closest Voronoi feature of the polytope to the centre. Outside: exact Euclidean closest
-    // point, psi = |c - q| - r. Inside: the least penetrated face, psi = maxGap - r.
-    Real maxGap;
-    PolygonClosest q = pointPolytopeClosest(P, center, maxGap);
-    if (maxGap - radius > s.margin) return;
-    Vec3 m;       // unit, from the polytope towards the sphere centre
-    Real dist;    // signed distance of the centre from the polytope
-    if (maxGap <= Real(0)) {
-        m = P.faces[q.index].normal;
-        dist = maxGap;
-    } else {
-        dist = std::sqrt(q.distSq);
-        if (dist - radius > s.margin) return;
-        m = dist > Real(1e-12) ? (center - q.point) / dist : P.faces[0].normal;
-        if (q.kind == 2) m = P.faces[q.index].normal;   // exact, no cancellation
-    }
-    const PairType type = q.kind == 2 ? PairType::SphereFace
-                        : q.kind == 1 ? PairType::SphereEdge : PairType::SphereVertex;
-    const uint32_t polyId = makeFeatureId(FeatureKind(q.kind), q.index);
-    const uint32_t sphereId = makeFeatureId(FeatureKind::Sphere, 0);
-    const Vec3 onSphere = center - radius * m;
-    const Real gap = dist - radius;
-    if (sphereIsA)
-        out.push_back(makeContact(type, sphereId, polyId, onSphere, q.point, m, gap));
-    else
-        out.push_back(makeContact(type, polyId, sphereId, q.point, onSphere, -m, gap));
+    PotentialContact c;
+    if (spherePolytopeContact(center, radius, sphereIsA, scratch.view(), s, c)) out.push_back(c);
 }
 
 void collideShapes(const Model& model, const State& state, int shapeA, int shapeB,

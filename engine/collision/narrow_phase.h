@@ -54,23 +54,12 @@
 #include <vector>
 
 #include "engine/collision/broad_phase.h"
+#include "engine/collision/feature_pairs.h"
 #include "engine/collision/potential_contact.h"
 #include "engine/model.h"
 #include "engine/state.h"
 
 namespace cs {
-
-// The relaxation parameters of [PEG] section 4.
-struct NarrowPhaseSettings {
-    Real margin = Real(0.02);          // m: report feature pairs with gap <= margin
-    Real epsTheta = Real(0.1);         // applicability relaxation (cosine units, ~5.7 degrees):
-                                       //   allows for rotation within the step
-    Real regionWidening = Real(0.01);  // m: face polygons and Voronoi regions widened for feasibility
-    Real faceWindow = Real(0.02);      // m: vertex-face gaps kept within this of the vertex's best face
-    Real maxEdgeDepth = Real(0.1);     // m: deepest edge-edge overlap still reported
-    Real parallelSin = Real(1e-3);     // edges with |sin angle| below this count as parallel
-    Real interiorTol = Real(1e-6);     // fraction of an edge treated as its endpoint
-};
 
 // Appends the potential contacts of shapes shapeA and shapeB (any order of indices; A is the
 // first argument) at the state's poses to out.

@@ -1,0 +1,178 @@
+// One feature pair at a time: the acceptance tests of the narrow phase as CS_HD functions.
+//
+// Each function decides whether one pair of features (vertex-face, edge-edge, vertex-edge,
+// vertex-vertex, sphere cases) is a potential contact under the relaxed tests of [PEG]
+// section 4 and, if so, fills a PotentialContact (shape and body fields left -1). The CPU
+// narrow phase (polytope_contacts.cpp, narrow_phase.cpp) loops over pairs and calls these; a
+// CUDA kernel would launch one thread per pair and call the same functions (STYLE.md 3).
+// The conventions are stated in narrow_phase.h.
+#pragma once
+
+#include "engine/collision/feature_geometry.h"
+#include "engine/collision/potential_contact.h"
+
+namespace cs {
+
+// The relaxation parameters of [PEG] section 4 (their roles are detailed in narrow_phase.h).
+struct NarrowPhaseSettings {
+    Real margin = Real(0.02);          // m: report feature pairs with gap <= margin
+    Real epsTheta = Real(0.1);         // applicability relaxation, in cosine units (~5.7 deg
+                                       //   of rotation within the step)
+    Real regionWidening = Real(0.01);  // m: face polygons widened for vertex-face feasibility
+    Real faceWindow = Real(0.02);      // m: vertex-face gaps kept within this of the vertex's
+                                       //   largest face gap (its least penetrated face)
+    Real maxEdgeDepth = Real(0.1);     // m: deepest edge-edge overlap still reported
+    Real parallelSin = Real(1e-3);     // edges with |sin angle| below this count as parallel
+    Real interiorTol = Real(1e-6);     // edge parameter within this of 0 or 1 is an endpoint
+};
+
+CS_HD PotentialContact makePotentialContact(PairType type, uint32_t fa, uint32_t fb, Vec3 pA,
+                                            Vec3 pB, Vec3 n, Real gap) {
+    PotentialContact c;
+    c.shapeA = c.shapeB = c.bodyA = c.bodyB = -1;
+    c.featureA = fa;
+    c.featureB = fb;
+    c.type = type;
+    c.pointA = pA;
+    c.pointB = pB;
+    c.normal = n;
+    c.gap = gap;
+    return c;
+}
+
+// Largest plane gap of p over the faces of Q: minus the depth inside Q, a lower bound of the
+// distance outside.
+CS_HD Real maxFaceGap(const PolytopeView& Q, Vec3 p) {
+    Real m = Real(-1e300);
+    for (int f = 0; f < Q.faceCount; ++f) {
+        Real g = vertexFaceGap(p, Q.faces[f]);
+        m = g > m ? g : m;
+    }
+    return m;
+}
+
+// Vertex v of P against face f of Q ([PEG] section 4; section 5.2 "vertex-face").
+// maxGap = maxFaceGap(Q, P.vertices[v]). vertexIsA: P is shape A, so the contact normal (B to
+// A) is eta_f; otherwise P is B and the normal is -eta_f. psi = eta_f . v - offset_f.
+CS_HD bool vertexFaceContact(const PolytopeView& P, int v, const PolytopeView& Q, int f, Real maxGap,
+                             bool vertexIsA, const NarrowPhaseSettings& s, PotentialContact& c) {
+    const Vec3 p = P.vertices[v];
+    const Real g = vertexFaceGap(p, Q.faces[f]);
+    if (g > s.margin || g < maxGap - s.faceWindow) return false;
+    if (faceRegionExcess(Q, f, p) > s.regionWidening) return false;       // feasibility
+    const Vec3 eta = Q.faces[f].normal;
+    if (vertexApplicability(P, v, eta) < -s.epsTheta) return false;       // applicability
+    const Vec3 onFace = p - g * eta;
+    const uint32_t fv = makeFeatureId(FeatureKind::Vertex, v), ff = makeFeatureId(FeatureKind::Face, f);
+    c = vertexIsA ? makePotentialContact(PairType::VertexFace, fv, ff, p, onFace, eta, g)
+                  : makePotentialContact(PairType::VertexFace, ff, fv, onFace, p, -eta, g);
+    return true;
+}
+
+// Edge i of A against edge j of B ([PEG] section 5.2 "edge-edge", applicability eqs. 31-32).
+CS_HD bool edgeEdgeContact(const PolytopeView& A, int i, const PolytopeView& B, int j,
+                           const NarrowPhaseSettings& s, PotentialContact& c) {
+    const PolytopeEdge& ea = A.edges[i];
+    const PolytopeEdge& eb = B.edges[j];
+    const Vec3 pa = A.vertices[ea.tail], da = A.vertices[ea.head] - pa;
+    const Vec3 pb = B.vertices[eb.tail], db = B.vertices[eb.head] - pb;
+    // Bounding spheres of the two segments.
+    const Real reach = Real(0.5) * (length(da) + length(db)) + s.margin + s.maxEdgeDepth;
+    if (lengthSq((pb + Real(0.5) * db) - (pa + Real(0.5) * da)) > reach * reach) return false;
+    Real u, w;
+    if (!edgeEdgeClosest(pa, da, pb, db, s.parallelSin, u, w)) return false;
+    const Real lo = s.interiorTol, hi = Real(1) - s.interiorTol;
+    if (u <= lo || u >= hi || w <= lo || w >= hi) return false;
+    // n = +-(e_a x e_b): keep the sign whose applicability is better.
+    Vec3 n = normalize(cross(da, db));
+    Real score = edgeEdgeApplicability(ea, eb, n);
+    const Real flipped = edgeEdgeApplicability(ea, eb, -n);
+    if (flipped > score) { n = -n; score = flipped; }
+    if (score < -s.epsTheta) return false;
+    const Vec3 qa = pa + u * da, qb = pb + w * db;
+    const Real gap = dot(qa - qb, n);
+    if (gap > s.margin || gap < -s.maxEdgeDepth) return false;
+    c = makePotentialContact(PairType::EdgeEdge, makeFeatureId(FeatureKind::Edge, i),
+                             makeFeatureId(FeatureKind::Edge, j), qa, qb, n, gap);
+    return true;
+}
+
+// Vertex v of P outside Q in the (relaxed) Voronoi region of edge j of Q, within the margin.
+// psi = |v - q| with q the closest point, interior to the edge. The caller skips it when a
+// vertex-face contact of v with either face of the edge exists (narrow_phase.h).
+CS_HD bool vertexEdgeContact(const PolytopeView& P, int v, const PolytopeView& Q, int j, bool vertexIsA,
+                             const NarrowPhaseSettings& s, PotentialContact& c) {
+    const PolytopeEdge& e = Q.edges[j];
+    const Vec3 p = P.vertices[v];
+    const Vec3 a = Q.vertices[e.tail], d = Q.vertices[e.head] - a;
+    const Real u = dot(p - a, d) / lengthSq(d);
+    if (u <= s.interiorTol || u >= Real(1) - s.interiorTol) return false;
+    const Vec3 q = a + u * d;
+    const Real dist = length(p - q);
+    if (dist > s.margin || dist <= Real(1e-12)) return false;
+    const Vec3 m = (p - q) / dist;   // from the edge towards the vertex
+    if (edgeNormalConeScore(e, m) < -s.epsTheta) return false;     // Voronoi region of the edge
+    if (vertexApplicability(P, v, m) < -s.epsTheta) return false;
+    const uint32_t fv = makeFeatureId(FeatureKind::Vertex, v), fe = makeFeatureId(FeatureKind::Edge, j);
+    c = vertexIsA ? makePotentialContact(PairType::VertexEdge, fv, fe, p, q, m, dist)
+                  : makePotentialContact(PairType::VertexEdge, fe, fv, q, p, -m, dist);
+    return true;
+}
+
+// Vertex v of A and vertex u of B tip to tip: each in the other's (relaxed) Voronoi region.
+CS_HD bool vertexVertexContact(const PolytopeView& A, int v, const PolytopeView& B, int u,
+                               const NarrowPhaseSettings& s, PotentialContact& c) {
+    const Vec3 pa = A.vertices[v], pb = B.vertices[u];
+    const Real dist = length(pa - pb);
+    if (dist > s.margin || dist <= Real(1e-12)) return false;
+    const Vec3 n = (pa - pb) / dist;
+    if (vertexApplicability(A, v, n) < -s.epsTheta) return false;    // -n in v's normal cone
+    if (vertexApplicability(B, u, -n) < -s.epsTheta) return false;   // n in u's normal cone
+    c = makePotentialContact(PairType::VertexVertex, makeFeatureId(FeatureKind::Vertex, v),
+                             makeFeatureId(FeatureKind::Vertex, u), pa, pb, n, dist);
+    return true;
+}
+
+// Sphere-sphere: psi = |c_A - c_B| - r_A - r_B along n = (c_A - c_B)/|c_A - c_B|.
+CS_HD bool sphereSphereContact(Vec3 ca, Real ra, Vec3 cb, Real rb, const NarrowPhaseSettings& s,
+                               PotentialContact& c) {
+    const Vec3 d = ca - cb;
+    const Real dist = length(d);
+    const Real gap = dist - ra - rb;
+    if (gap > s.margin) return false;
+    const Vec3 n = dist > Real(1e-12) ? d / dist : Vec3{0, 0, 1};   // concentric: any axis
+    const uint32_t id = makeFeatureId(FeatureKind::Sphere, 0);
+    c = makePotentialContact(PairType::SphereSphere, id, id, ca - ra * n, cb + rb * n, n, gap);
+    return true;
+}
+
+// Sphere against polytope Q, on the Voronoi feature of Q closest to the centre. Outside:
+// exact Euclidean closest point, psi = |c - q| - r. Inside: the least penetrated face,
+// psi = maxGap - r.
+CS_HD bool spherePolytopeContact(Vec3 center, Real radius, bool sphereIsA, const PolytopeView& Q,
+                                 const NarrowPhaseSettings& s, PotentialContact& c) {
+    Real maxGap;
+    PolygonClosest q = pointPolytopeClosest(Q, center, maxGap);
+    if (maxGap - radius > s.margin) return false;
+    Vec3 m;       // unit, from the polytope towards the sphere centre
+    Real dist;    // signed distance of the centre from the polytope
+    if (maxGap <= Real(0) || q.kind == 2) {
+        m = Q.faces[q.index].normal;
+        dist = maxGap <= Real(0) ? maxGap : std::sqrt(q.distSq);
+    } else {
+        dist = std::sqrt(q.distSq);
+        m = (center - q.point) / dist;
+    }
+    const Real gap = dist - radius;
+    if (gap > s.margin) return false;
+    const PairType type = q.kind == 2 ? PairType::SphereFace
+                        : q.kind == 1 ? PairType::SphereEdge : PairType::SphereVertex;
+    const uint32_t polyId = makeFeatureId(FeatureKind(q.kind), q.index);
+    const uint32_t sphereId = makeFeatureId(FeatureKind::Sphere, 0);
+    const Vec3 onSphere = center - radius * m;
+    c = sphereIsA ? makePotentialContact(type, sphereId, polyId, onSphere, q.point, m, gap)
+                  : makePotentialContact(type, polyId, sphereId, q.point, onSphere, -m, gap);
+    return true;
+}
+
+}  // namespace cs
