@@ -1,0 +1,140 @@
+// Parsing of `sandbox run` options (see printUsage for the list).
+#include "app/cli.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "engine/scene/scene_loader.h"
+
+namespace cs {
+
+namespace {
+
+bool parseDouble(const std::string& s, double& v) {
+    if (s.empty()) return false;
+    char* end = nullptr;
+    errno = 0;
+    v = std::strtod(s.c_str(), &end);
+    return errno == 0 && end && *end == '\0' && std::isfinite(v);
+}
+
+bool parseInt(const std::string& s, long long& v) {
+    if (s.empty()) return false;
+    char* end = nullptr;
+    errno = 0;
+    v = std::strtoll(s.c_str(), &end, 10);
+    return errno == 0 && end && *end == '\0';
+}
+
+}  // namespace
+
+void printUsage(std::FILE* out) {
+    std::fprintf(out,
+        "usage: sandbox                      open the GUI on the default scene (%s)\n"
+        "       sandbox SCENE | gui [SCENE] [gui options]\n"
+        "       sandbox record SCENE --out FILE.mp4 [--seconds S] ...\n"
+        "       sandbox list                 the scene library with one-line descriptions\n"
+        "       sandbox run SCENE [options]  headless run, summary or JSON at the end\n"
+        "run options:\n"
+        "  --contact standard|peg|plus|compliant   --solver jacobi|gs|pcg|pcr   --ncp fb|min\n"
+        "  --dt H  --steps N | --seconds T  --newton N  --iters M  --substeps K  --seed S\n"
+        "  --threads N  --backend cpu|cuda  --json  --trace FILE.csv  --state-out FILE.json\n"
+        "  --overlap-every N (overlap volume stride, 0: last step only; default 10)  --no-progress\n"
+        "SCENE is a library name (sandbox list) or a path to a scene .json file.\n",
+        kDefaultScene);
+}
+
+bool parseRunOptions(int argc, char** argv, int first, RunOptions& o, std::string* error) {
+    auto fail = [&](const std::string& msg) {
+        if (error) *error = msg;
+        return false;
+    };
+    for (int i = first; i < argc; ++i) {
+        std::string a = argv[i];
+        if (a.size() < 2 || a.compare(0, 2, "--") != 0) {
+            if (!o.scene.empty()) return fail("unexpected argument \"" + a + "\" (the scene is \"" + o.scene + "\")");
+            o.scene = a;
+            continue;
+        }
+        // Flags without a value.
+        if (a == "--json") { o.json = true; continue; }
+        if (a == "--no-progress") { o.progress = false; continue; }
+        // Options with a value: --opt V or --opt=V.
+        std::string v;
+        size_t eq = a.find('=');
+        if (eq != std::string::npos) {
+            v = a.substr(eq + 1);
+            a = a.substr(0, eq);
+        } else if (i + 1 < argc) {
+            v = argv[++i];
+        } else {
+            static const char* known[] = {"--contact", "--solver", "--ncp", "--dt", "--steps", "--seconds",
+                                          "--newton", "--iters", "--seed", "--substeps", "--trace",
+                                          "--state-out", "--threads", "--backend", "--overlap-every"};
+            for (const char* k : known)
+                if (a == k) return fail("option " + a + " needs a value");
+            return fail("unknown option " + a + " (see sandbox --help)");
+        }
+        auto bad = [&](const char* expected) { return fail("bad value \"" + v + "\" for " + a + ": expected " + expected); };
+        double d;
+        long long n;
+        if (a == "--contact") {
+            ContactModelType t;
+            if (!parseContactModelName(v, t)) return bad("standard, peg, plus or compliant");
+            o.contact = t;
+        } else if (a == "--solver") {
+            LinearSolverType t;
+            if (!parseSolverTypeName(v, t)) return bad("jacobi, gs, pcg or pcr");
+            o.solver = t;
+        } else if (a == "--ncp") {
+            NcpFunction f;
+            if (!parseNcpFunctionName(v, f)) return bad("fb or min");
+            o.ncp = f;
+        } else if (a == "--dt") {
+            if (!parseDouble(v, d) || !(d > 0) || d > 1) return bad("a time step in (0, 1] seconds");
+            o.dt = d;
+        } else if (a == "--seconds") {
+            if (!parseDouble(v, d) || !(d > 0) || d > 1e6) return bad("a positive number of seconds");
+            o.seconds = d;
+        } else if (a == "--steps" || a == "--newton" || a == "--iters" || a == "--substeps" || a == "--threads") {
+            if (!parseInt(v, n) || n < 1 || n > 100000000) return bad("a positive integer");
+            if (a == "--steps") o.steps = int(n);
+            else if (a == "--newton") o.newton = int(n);
+            else if (a == "--iters") o.iters = int(n);
+            else if (a == "--substeps") o.substeps = int(n);
+            else o.threads = int(n);
+        } else if (a == "--overlap-every") {
+            if (!parseInt(v, n) || n < 0 || n > 100000000) return bad("a non-negative integer");
+            o.overlapStride = int(n);
+        } else if (a == "--seed") {
+            if (!parseInt(v, n) || n < 0) return bad("a non-negative integer");
+            o.seed = uint64_t(n);
+        } else if (a == "--trace") {
+            o.trace = v;
+        } else if (a == "--state-out") {
+            o.stateOut = v;
+        } else if (a == "--backend") {
+            if (v != "cpu" && v != "cuda") return bad("cpu or cuda");
+            o.backend = v;
+        } else {
+            return fail("unknown option " + a + " (see sandbox --help)");
+        }
+    }
+    if (o.scene.empty()) return fail("missing scene name (see sandbox list)");
+    if (o.steps && o.seconds) return fail("give --steps or --seconds, not both");
+    return true;
+}
+
+void applyRunOptions(const RunOptions& o, WorldSettings& s) {
+    if (o.contact) s.solver.contactModel = *o.contact;
+    if (o.solver) s.solver.linearSolver = *o.solver;
+    if (o.ncp) s.solver.ncp = *o.ncp;
+    if (o.dt) s.dt = Real(*o.dt);
+    if (o.newton) s.solver.newtonIterations = *o.newton;
+    if (o.iters) s.solver.linearIterations = *o.iters;
+    if (o.substeps) s.substeps = *o.substeps;
+}
+
+}  // namespace cs

@@ -1,0 +1,46 @@
+// Command line of `sandbox run`: the options, their parsing and the usage text.
+//
+// Every bad input (unknown option, missing or malformed value, conflicting options) gives one
+// line in *error; the caller prints it and exits with status 2.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include "engine/world.h"
+
+namespace cs {
+
+constexpr int kExitUsage = 2;             // bad command line, unknown or broken scene
+constexpr const char* kDefaultScene = "pyramid";
+
+struct RunOptions {
+    std::string scene;                    // library name or path to a .json file
+    std::optional<ContactModelType> contact;
+    std::optional<LinearSolverType> solver;
+    std::optional<NcpFunction> ncp;
+    std::optional<double> dt;             // s
+    std::optional<int> steps;
+    std::optional<double> seconds;        // steps = ceil(seconds / dt)
+    std::optional<int> newton, iters, substeps, threads;
+    uint64_t seed = 0;                    // added to every random seed of the scene
+    bool json = false;                    // one JSON object on stdout at the end
+    std::string trace;                    // per-step CSV
+    std::string stateOut;                 // final state as JSON
+    std::string backend = "cpu";          // cpu | cuda
+    int overlapStride = 10;               // overlap volume every N steps (and at the last step)
+    bool progress = true;                 // progress bar on stderr when it is a terminal
+};
+
+// Parses argv[first..argc) of `sandbox run` (argv[first] is the scene). Returns false with a
+// one-line *error.
+bool parseRunOptions(int argc, char** argv, int first, RunOptions& out, std::string* error);
+
+// Applies the command-line overrides to the scene's settings.
+void applyRunOptions(const RunOptions& options, WorldSettings& settings);
+
+void printUsage(std::FILE* out);
+
+}  // namespace cs

@@ -1,0 +1,228 @@
+// Metrics of a headless run and their output formats (run_metrics.h).
+//
+// Overlap volume is the accuracy metric of [PEG] Williams, Lu, Trinkle 2016, section 6: the
+// volume of overlap among all bodies, measured after each step.
+#include "app/run_metrics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/geometry/overlap_volume.h"
+
+namespace cs {
+
+namespace {
+
+using Json = nlohmann::json;
+
+// Some face plane of a separates the placed parts (every vertex of b on its outer side).
+bool separatedByFace(const ConvexPolytope& a, const Transform& ta, const ConvexPolytope& b, const Transform& tb) {
+    for (const PolytopeFace& f : a.faces) {
+        Vec3 n = rotate(ta.rot, f.normal);
+        Real offset = f.offset + dot(n, ta.pos);
+        bool all = true;
+        for (const Vec3& v : b.vertices)
+            if (dot(n, transformPoint(tb, v)) < offset) { all = false; break; }
+        if (all) return true;
+    }
+    return false;
+}
+
+double sortedQuantile(std::vector<double> v, double q) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    double pos = q * double(v.size() - 1);
+    size_t i = size_t(pos);
+    double f = pos - double(i);
+    return i + 1 < v.size() ? v[i] * (1 - f) + v[i + 1] * f : v[i];
+}
+
+double finiteOr(double x, double fallback) { return std::isfinite(x) ? x : fallback; }
+
+}  // namespace
+
+double totalOverlapVolume(const World& world) {
+    const Model& m = world.model();
+    int n = m.shapeCount();
+    std::vector<Transform> xf(n);
+    std::vector<char> live(n);
+    for (int s = 0; s < n; ++s) {
+        int b = m.shapeBody[s];
+        live[s] = world.isActive(b);
+        if (live[s]) xf[s] = world.shapeTransform(s);
+    }
+    double total = 0;
+    for (int i = 0; i < n; ++i) {
+        if (!live[i]) continue;
+        for (int j = i + 1; j < n; ++j) {
+            int bi = m.shapeBody[i], bj = m.shapeBody[j];
+            if (!live[j] || bi == bj || (m.isStatic(bi) && m.isStatic(bj))) continue;
+            Real reach = m.shapeRadius[i] + m.shapeRadius[j];
+            if (lengthSq(xf[i].pos - xf[j].pos) >= reach * reach) continue;
+            bool si = m.shapeType[i] == ShapeType::Sphere, sj = m.shapeType[j] == ShapeType::Sphere;
+            if (si && sj) {
+                total += sphereSphereOverlapVolume(m.shapeRadius[i], xf[i].pos, m.shapeRadius[j], xf[j].pos);
+            } else if (si || sj) {
+                int s = si ? i : j, p = si ? j : i;
+                total += spherePolytopeOverlapVolume(m.shapeRadius[s], xf[s].pos,
+                                                     m.polytopes[m.shapePolytope[p]], xf[p]);
+            } else {
+                const ConvexPolytope& a = m.polytopes[m.shapePolytope[i]];
+                const ConvexPolytope& b = m.polytopes[m.shapePolytope[j]];
+                if (separatedByFace(a, xf[i], b, xf[j]) || separatedByFace(b, xf[j], a, xf[i])) continue;
+                total += overlapVolume(a, xf[i], b, xf[j]);
+            }
+        }
+    }
+    return total;
+}
+
+bool stateIsFinite(const World& world) {
+    const State& s = world.state();
+    auto ok = [](Vec3 v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); };
+    for (size_t b = 0; b < s.pos.size(); ++b) {
+        const Quat& q = s.rot[b];
+        if (!ok(s.pos[b]) || !ok(s.linVel[b]) || !ok(s.angVel[b]) || !std::isfinite(q.w) ||
+            !std::isfinite(q.x) || !std::isfinite(q.y) || !std::isfinite(q.z))
+            return false;
+    }
+    return true;
+}
+
+namespace {
+
+struct Stats {
+    double contactsMean = 0, contactsMax = 0, wallMean = 0, wallMedian = 0, wallP95 = 0;
+    double newtonMean = 0, linearMean = 0, residualMean = 0, residualMax = 0, residualFinal = 0;
+    double penetrationMax = 0, overlapFinal = 0, overlapMax = 0, keFinal = 0;
+};
+
+Stats computeStats(const RunSummary& s) {
+    Stats t;
+    std::vector<double> wall;
+    for (const StepRecord& r : s.records) {
+        t.contactsMean += r.contacts;
+        t.contactsMax = std::max<double>(t.contactsMax, r.contacts);
+        wall.push_back(r.wallMs);
+        t.newtonMean += r.newtonIterations;
+        t.linearMean += r.linearIterations;
+        t.residualMean += finiteOr(r.residual, 0);
+        t.residualMax = std::max(t.residualMax, finiteOr(r.residual, 0));
+        t.penetrationMax = std::max(t.penetrationMax, finiteOr(r.maxPenetration, 0));
+        if (r.overlapVolume >= 0) t.overlapMax = std::max(t.overlapMax, r.overlapVolume);
+    }
+    double n = std::max<double>(1, double(s.records.size()));
+    t.contactsMean /= n;
+    t.newtonMean /= n;
+    t.linearMean /= n;
+    t.residualMean /= n;
+    for (double w : wall) t.wallMean += w / n;
+    t.wallMedian = sortedQuantile(wall, 0.5);
+    t.wallP95 = sortedQuantile(wall, 0.95);
+    if (!s.records.empty()) {
+        t.residualFinal = finiteOr(s.records.back().residual, 0);
+        t.overlapFinal = std::max(0.0, s.records.back().overlapVolume);
+        t.keFinal = s.records.back().kineticEnergy;
+    }
+    return t;
+}
+
+}  // namespace
+
+std::string summaryJson(const RunSummary& s) {
+    Stats t = computeStats(s);
+    double n = std::max<double>(1, double(s.records.size()));
+    const StepProfile& p = s.profileSum;
+    Json j;
+    j["scene"] = s.scene;
+    j["contact"] = s.contact;
+    j["solver"] = s.solver;
+    j["ncp"] = s.ncp;
+    j["backend"] = s.backend;
+    j["precision"] = s.precision;
+    j["dt"] = s.dt;
+    j["substeps"] = s.substeps;
+    j["steps"] = s.steps;
+    j["bodies"] = s.bodies;
+    j["seed"] = s.seed;
+    j["threads"] = s.threads;
+    j["contacts"] = {{"mean", t.contactsMean}, {"max", t.contactsMax}};
+    j["wall_ms_per_step"] = {{"mean", t.wallMean}, {"median", t.wallMedian}, {"p95", t.wallP95}};
+    j["newton_iters_mean"] = t.newtonMean;
+    j["linear_iters_mean"] = t.linearMean;
+    j["residual_final"] = {{"mean", t.residualMean}, {"max", t.residualMax}, {"last", t.residualFinal}};
+    j["max_penetration_m"] = t.penetrationMax;
+    j["overlap_volume_m3"] = {{"final", t.overlapFinal}, {"max", t.overlapMax}};
+    j["overlap_volume_available"] = s.overlapAvailable;
+    j["kinetic_energy_final_j"] = std::isfinite(t.keFinal) ? Json(t.keFinal) : Json(nullptr);
+    j["nan"] = s.nan;
+    j["failed_steps"] = s.failedSteps;
+    j["profile_ms"] = {{"broad_phase", 1e3 * p.broadPhase / n}, {"narrow_phase", 1e3 * p.narrowPhase / n},
+                       {"contact_model", 1e3 * p.contactModel / n}, {"solve", 1e3 * p.solve / n},
+                       {"integrate", 1e3 * p.integrate / n}, {"total", 1e3 * p.total / n}};
+    return j.dump();
+}
+
+void writeSummaryText(const RunSummary& s, std::FILE* out) {
+    Stats t = computeStats(s);
+    double n = std::max<double>(1, double(s.records.size()));
+    const StepProfile& p = s.profileSum;
+    std::fprintf(out, "scene %s: %d bodies, %d steps of %.4g s (%d substeps), %s contact, %s solver, %s NCP, %s/%s\n",
+                 s.scene.c_str(), s.bodies, s.steps, s.dt, s.substeps, s.contact.c_str(), s.solver.c_str(),
+                 s.ncp.c_str(), s.backend.c_str(), s.precision.c_str());
+    std::fprintf(out, "  contacts        mean %.1f, max %.0f\n", t.contactsMean, t.contactsMax);
+    std::fprintf(out, "  wall time       %.3f ms/step mean, %.3f median, %.3f p95\n", t.wallMean, t.wallMedian, t.wallP95);
+    std::fprintf(out, "  stages          broad %.3f, narrow %.3f, contact model %.3f, solve %.3f, integrate %.3f ms/step\n",
+                 1e3 * p.broadPhase / n, 1e3 * p.narrowPhase / n, 1e3 * p.contactModel / n, 1e3 * p.solve / n,
+                 1e3 * p.integrate / n);
+    std::fprintf(out, "  iterations      newton %.2f, linear %.1f per step (mean)\n", t.newtonMean, t.linearMean);
+    std::fprintf(out, "  NCP residual    last %.3g, mean %.3g, max %.3g\n", t.residualFinal, t.residualMean, t.residualMax);
+    std::fprintf(out, "  penetration     max %.3g m\n", t.penetrationMax);
+    if (s.overlapAvailable)
+        std::fprintf(out, "  overlap volume  final %.3g m^3, max %.3g m^3\n", t.overlapFinal, t.overlapMax);
+    std::fprintf(out, "  kinetic energy  final %.6g J\n", t.keFinal);
+    std::fprintf(out, "  failed steps    %d%s\n", s.failedSteps, s.nan ? "  (NaN in the state)" : "");
+}
+
+bool writeTraceCsv(const RunSummary& s, const std::string& path, std::string* error) {
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    if (!f) {
+        if (error) *error = "cannot write trace file " + path;
+        return false;
+    }
+    std::fprintf(f, "step,time,contacts,newton_iters,linear_iters,residual,max_penetration,overlap_volume,"
+                    "kinetic_energy,wall_ms,failed\n");
+    for (const StepRecord& r : s.records)
+        std::fprintf(f, "%d,%.9g,%d,%d,%d,%.9g,%.9g,%.9g,%.9g,%.6g,%d\n", r.step, r.time, r.contacts,
+                     r.newtonIterations, r.linearIterations, r.residual, r.maxPenetration,
+                     std::max(0.0, r.overlapVolume), r.kineticEnergy, r.wallMs, int(r.failed));
+    bool ok = std::fclose(f) == 0;
+    if (!ok && error) *error = "cannot write trace file " + path;
+    return ok;
+}
+
+bool writeStateJson(const World& world, const std::string& path, std::string* error) {
+    const Model& m = world.model();
+    const State& st = world.state();
+    Json bodies = Json::array();
+    auto v3 = [](Vec3 v) { return Json::array({v.x, v.y, v.z}); };
+    for (int b = 0; b < m.bodyCount(); ++b) {
+        const Quat& q = st.rot[b];
+        bodies.push_back({{"name", m.bodyName[b]}, {"static", m.isStatic(b)}, {"active", world.isActive(b)},
+                          {"position", v3(st.pos[b])}, {"quat", Json::array({q.w, q.x, q.y, q.z})},
+                          {"velocity", v3(st.linVel[b])}, {"angular_velocity", v3(st.angVel[b])}});
+    }
+    Json j = {{"time", st.time}, {"bodies", bodies}};
+    std::ofstream out(path);
+    out << j.dump(1) << "\n";
+    if (!out) {
+        if (error) *error = "cannot write state file " + path;
+        return false;
+    }
+    return true;
+}
+
+}  // namespace cs

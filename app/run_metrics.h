@@ -1,0 +1,54 @@
+// What a headless run measures, per step and in summary, and how it is written out: the
+// readable summary, the one JSON object of --json, the --trace CSV and the --state-out file.
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "engine/scene/scene_loader.h"
+#include "engine/world.h"
+
+namespace cs {
+
+struct StepRecord {
+    int step = 0;
+    double time = 0;               // s, after the step
+    int contacts = 0;
+    int newtonIterations = 0;
+    int linearIterations = 0;
+    double residual = 0;           // ||h|| of the NCP system at exit
+    double maxPenetration = 0;     // m, max over this step's contacts of -gap, 0 if none
+    double overlapVolume = -1;     // m^3; -1: not computed this step (stride)
+    double kineticEnergy = 0;      // J
+    double wallMs = 0;             // ms of World::step()
+    bool failed = false;           // World::lastStepFailed()
+};
+
+struct RunSummary {
+    std::string scene, contact, solver, ncp, backend, precision;
+    double dt = 0;
+    int substeps = 1, steps = 0, bodies = 0, threads = 1;
+    uint64_t seed = 0;
+    std::vector<StepRecord> records;
+    StepProfile profileSum;        // seconds, summed over steps
+    bool nan = false;              // the final state (or any step's) held a NaN
+    int failedSteps = 0;
+    bool overlapAvailable = true;
+};
+
+// Total intersection volume over pairs of convex parts of different bodies that are both active
+// and not both static (parts of one compound body, and static parts such as the walls of a
+// container, may touch or overlap by construction). Pairs are culled by bounding spheres and a
+// face-plane separation test before the exact volume (engine/geometry/overlap_volume.h).
+double totalOverlapVolume(const World& world);
+
+// True when every position, orientation and velocity is finite.
+bool stateIsFinite(const World& world);
+
+void writeSummaryText(const RunSummary& s, std::FILE* out);
+std::string summaryJson(const RunSummary& s);
+bool writeTraceCsv(const RunSummary& s, const std::string& path, std::string* error);
+bool writeStateJson(const World& world, const std::string& path, std::string* error);
+
+}  // namespace cs

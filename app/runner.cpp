@@ -1,0 +1,194 @@
+// The headless runner (runner.h): load, override, step, measure, report.
+#include "app/runner.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <unistd.h>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+#if defined(CS_HAVE_CUDA)
+#include <cuda_runtime_api.h>
+#endif
+
+#include "app/run_metrics.h"
+#include "engine/scene/scene_loader.h"
+
+namespace cs {
+
+namespace {
+
+// At most this many failed-step warnings are printed one by one; the rest are counted.
+constexpr int kMaxFailureLines = 5;
+
+class ProgressBar {
+public:
+    explicit ProgressBar(bool enabled) : enabled_(enabled && isatty(fileno(stderr))) {}
+    void update(int done, int total) {
+        if (!enabled_ || total <= 0) return;
+        int percent = int(100.0 * done / total);
+        if (percent == last_ && done != total) return;
+        last_ = percent;
+        int width = 40, fill = width * done / total;
+        std::fprintf(stderr, "\r[%.*s%*s] %3d%% %d/%d", fill, "########################################",
+                     width - fill, "", percent, done, total);
+        if (done == total) std::fprintf(stderr, "\r%*s\r", width + 30, "");
+        std::fflush(stderr);
+    }
+
+private:
+    bool enabled_;
+    int last_ = -1;
+};
+
+}  // namespace
+
+std::string chooseBackend(const std::string& requested) {
+    if (requested != "cuda") return "cpu";
+#if defined(CS_HAVE_CUDA)
+    int devices = 0;
+    cudaError_t err = cudaGetDeviceCount(&devices);
+    if (err != cudaSuccess || devices == 0) {
+        std::fprintf(stderr, "sandbox: --backend cuda: no usable GPU (%s); running on cpu\n",
+                     err != cudaSuccess ? cudaGetErrorString(err) : "no devices");
+        return "cpu";
+    }
+    std::fprintf(stderr, "sandbox: --backend cuda: GPU found, but the world has no GPU stepping path in this build; running on cpu\n");
+    return "cpu";
+#else
+    std::fprintf(stderr, "sandbox: --backend cuda: the CUDA backend was not built (no nvcc at configure time); running on cpu\n");
+    return "cpu";
+#endif
+}
+
+int runHeadless(const RunOptions& o) {
+    Model model;
+    WorldSettings settings;
+    SceneInfo info;
+    std::string error;
+    SceneLoadOptions load;
+    load.seedOffset = o.seed;
+    if (!loadScene(o.scene, model, settings, info, &error, load)) {
+        std::fprintf(stderr, "sandbox: %s\n", error.c_str());
+        return kExitUsage;
+    }
+    applyRunOptions(o, settings);
+    int threads = 1;
+#if defined(_OPENMP)
+    if (o.threads) omp_set_num_threads(*o.threads);
+    threads = omp_get_max_threads();
+#endif
+
+    RunSummary s;
+    s.backend = chooseBackend(o.backend);
+    s.scene = info.name;
+    s.contact = contactModelName(settings.solver.contactModel);
+    s.solver = solverTypeName(settings.solver.linearSolver);
+    s.ncp = ncpFunctionName(settings.solver.ncp);
+    s.precision = kPrecisionName;
+    s.dt = double(settings.dt);
+    s.substeps = settings.substeps;
+    s.bodies = model.bodyCount();
+    s.seed = o.seed;
+    s.threads = threads;
+    double seconds = o.seconds ? *o.seconds : double(info.duration);
+    s.steps = o.steps ? *o.steps : std::max(1, int(std::ceil(seconds / s.dt - 1e-9)));
+    s.records.reserve(size_t(s.steps));
+
+    World world(std::move(model), settings);
+    ProgressBar progress(o.progress);
+    bool overlapEveryStep = !o.trace.empty();
+    int failureLines = 0;
+    for (int i = 0; i < s.steps; ++i) {
+        auto t0 = std::chrono::steady_clock::now();
+        world.step();
+        auto t1 = std::chrono::steady_clock::now();
+        StepRecord r;
+        r.step = i + 1;
+        r.wallMs = std::chrono::duration<double, std::milli>(t1 - t0).count();
+        r.time = double(world.state().time);
+        r.contacts = int(world.contacts().size());
+        const SolveStats& st = world.solveStats();
+        r.newtonIterations = st.newtonIterations;
+        r.linearIterations = st.linearIterations;
+        r.residual = double(st.residualFinal);
+        r.maxPenetration = double(world.maxPenetration());
+        r.kineticEnergy = double(world.kineticEnergy());
+        r.failed = world.lastStepFailed();
+        bool last = i + 1 == s.steps;
+        if (overlapEveryStep || last || (o.overlapStride > 0 && r.step % o.overlapStride == 0))
+            r.overlapVolume = totalOverlapVolume(world);
+        const StepProfile& p = world.profile();
+        s.profileSum.broadPhase += p.broadPhase;
+        s.profileSum.narrowPhase += p.narrowPhase;
+        s.profileSum.contactModel += p.contactModel;
+        s.profileSum.solve += p.solve;
+        s.profileSum.integrate += p.integrate;
+        s.profileSum.total += p.total;
+        if (r.failed) {
+            s.failedSteps++;
+            if (failureLines++ < kMaxFailureLines)
+                std::fprintf(stderr, "%ssandbox: warning: step %d failed and was rolled back: %s\n",
+                             isatty(fileno(stderr)) && o.progress ? "\n" : "", r.step, world.lastError().c_str());
+        }
+        if (!stateIsFinite(world)) s.nan = true;
+        s.records.push_back(r);
+        progress.update(i + 1, s.steps);
+    }
+    if (failureLines > kMaxFailureLines)
+        std::fprintf(stderr, "sandbox: warning: %d failed steps in all\n", s.failedSteps);
+
+    int status = s.nan && !stateIsFinite(world) ? 1 : 0;
+    std::string err;
+    if (!o.trace.empty() && !writeTraceCsv(s, o.trace, &err)) {
+        std::fprintf(stderr, "sandbox: %s\n", err.c_str());
+        status = 3;
+    }
+    if (!o.stateOut.empty() && !writeStateJson(world, o.stateOut, &err)) {
+        std::fprintf(stderr, "sandbox: %s\n", err.c_str());
+        status = 3;
+    }
+    if (o.json) {
+        std::printf("%s\n", summaryJson(s).c_str());
+    } else {
+        writeSummaryText(s, stdout);
+        if (status == 1) std::printf("  the final state is not finite\n");
+    }
+    std::fflush(stdout);
+    return status;
+}
+
+int runCommand(int argc, char** argv, int first) {
+    RunOptions o;
+    std::string error;
+    if (!parseRunOptions(argc, argv, first, o, &error)) {
+        std::fprintf(stderr, "sandbox run: %s\n", error.c_str());
+        return kExitUsage;
+    }
+    return runHeadless(o);
+}
+
+int listCommand() {
+    std::vector<std::string> names = listScenes();
+    if (names.empty()) {
+        std::fprintf(stderr, "sandbox: the scene library %s is empty\n", sceneLibraryDir().c_str());
+        return 1;
+    }
+    size_t width = 0;
+    for (const std::string& n : names) width = std::max(width, n.size());
+    for (const std::string& n : names) {
+        Model model;
+        WorldSettings settings;
+        SceneInfo info;
+        std::string error;
+        if (loadScene(n, model, settings, info, &error))
+            std::printf("%-*s  %s (%d bodies)\n", int(width), n.c_str(), info.description.c_str(), model.bodyCount());
+        else
+            std::printf("%-*s  (does not load: %s)\n", int(width), n.c_str(), error.c_str());
+    }
+    return 0;
+}
+
+}  // namespace cs
