@@ -15,6 +15,10 @@ using namespace cs;
 namespace {
 
 constexpr Real kPi = Real(3.14159265358979323846);
+// Tolerances that hold in double; a float build (CS_REAL_FLOAT) gets ones scaled to its epsilon.
+constexpr bool kDouble = sizeof(Real) == sizeof(double);
+constexpr double kTight = kDouble ? 1e-12 : 2e-5;   // closed forms evaluated directly
+constexpr double kLoose = kDouble ? 1e-9 : 2e-4;    // after a qhull run, clipping or a solve
 
 // Small deterministic generator for the Monte-Carlo estimates (independent of the engine's).
 struct TestRng {
@@ -35,9 +39,9 @@ bool insidePolytope(const ConvexPolytope& p, Vec3 x) {
 
 // Checks every adjacency convention of polytope.h on p.
 void checkAdjacency(const ConvexPolytope& p) {
-    const Real tol = Real(1e-9);
+    const Real tol = Real(kLoose);
     CHECK(p.vertexCount() - p.edgeCount() + p.faceCount() == 2);
-    CHECK(validateConvex(p, Real(1e-9)).ok);
+    CHECK(validateConvex(p, Real(kLoose)).ok);
     REQUIRE(p.faceEdges.size() == p.faceVertices.size());
     for (int f = 0; f < p.faceCount(); ++f) {
         const PolytopeFace& face = p.faces[f];
@@ -98,9 +102,9 @@ TEST_CASE("geometry: box hull has 8 vertices, 12 edges, 6 quadrilateral faces") 
     CHECK(box.edgeCount() == 12);
     REQUIRE(box.faceCount() == 6);
     for (const PolytopeFace& f : box.faces) CHECK(f.vertexCount == 4);
-    CHECK(box.volume == doctest::Approx(48.0).epsilon(1e-12).scale(0));
-    CHECK(length(box.centroid) < 1e-12);
-    CHECK(box.boundingRadius == doctest::Approx(std::sqrt(14.0)).epsilon(1e-12).scale(0));
+    CHECK(box.volume == doctest::Approx(48.0).epsilon(kTight).scale(0));
+    CHECK(length(box.centroid) < kTight);
+    CHECK(box.boundingRadius == doctest::Approx(std::sqrt(14.0)).epsilon(kTight).scale(0));
     checkAdjacency(box);
 }
 
@@ -128,7 +132,7 @@ TEST_CASE("geometry: prism and OBJ hulls") {
     CHECK(hex.vertexCount() == 12);
     CHECK(hex.edgeCount() == 18);
     CHECK(hex.faceCount() == 8);
-    CHECK(hex.volume == doctest::Approx(3 * std::sqrt(3.0) / 2).epsilon(1e-12).scale(0));
+    CHECK(hex.volume == doctest::Approx(3 * std::sqrt(3.0) / 2).epsilon(kTight).scale(0));
     checkAdjacency(hex);
 
     ConvexPolytope oct;
@@ -137,7 +141,7 @@ TEST_CASE("geometry: prism and OBJ hulls") {
     CHECK(oct.vertexCount() == 6);
     CHECK(oct.edgeCount() == 12);
     CHECK(oct.faceCount() == 8);
-    CHECK(oct.volume == doctest::Approx(4.0 / 3.0 * 8).epsilon(1e-12).scale(0));  // (4/3) a^3, a = 2
+    CHECK(oct.volume == doctest::Approx(4.0 / 3.0 * 8).epsilon(kTight).scale(0));  // (4/3) a^3, a = 2
     checkAdjacency(oct);
 
     // Truncated square pyramid (frustum): base 2x2 at z = 0, top 1x1 at z = 1, an interior
@@ -147,7 +151,7 @@ TEST_CASE("geometry: prism and OBJ hulls") {
     REQUIRE_MESSAGE(r.ok, r.error);
     CHECK(frustum.vertexCount() == 8);
     CHECK(frustum.faceCount() == 6);
-    CHECK(frustum.volume == doctest::Approx(7.0 / 3.0).epsilon(1e-12).scale(0));
+    CHECK(frustum.volume == doctest::Approx(7.0 / 3.0).epsilon(kTight).scale(0));
     checkAdjacency(frustum);
 }
 
@@ -213,30 +217,30 @@ TEST_CASE("geometry: mass properties of a box and a tetrahedron match closed for
     ConvexPolytope box = makeBox({1, 2, 3});
     MassProperties mp = polytopeMassProperties(box, rho);
     const Real m = rho * 48;
-    CHECK(mp.mass == doctest::Approx(m).epsilon(1e-12).scale(0));
-    CHECK(length(mp.centerOfMass) < 1e-12);
+    CHECK(mp.mass == doctest::Approx(m).epsilon(kTight).scale(0));
+    CHECK(length(mp.centerOfMass) < kTight);
     // I_xx = m (w_y^2 + w_z^2) / 12 with full widths w = 2 * half extents.
-    CHECK(mp.inertia.m[0][0] == doctest::Approx(m * (16 + 36) / 12).epsilon(1e-12).scale(0));
-    CHECK(mp.inertia.m[1][1] == doctest::Approx(m * (4 + 36) / 12).epsilon(1e-12).scale(0));
-    CHECK(mp.inertia.m[2][2] == doctest::Approx(m * (4 + 16) / 12).epsilon(1e-12).scale(0));
+    CHECK(mp.inertia.m[0][0] == doctest::Approx(m * (16 + 36) / 12).epsilon(kTight).scale(0));
+    CHECK(mp.inertia.m[1][1] == doctest::Approx(m * (4 + 36) / 12).epsilon(kTight).scale(0));
+    CHECK(mp.inertia.m[2][2] == doctest::Approx(m * (4 + 16) / 12).epsilon(kTight).scale(0));
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j)
-            if (i != j) CHECK(std::fabs(mp.inertia.m[i][j]) < 1e-10);
+            if (i != j) CHECK(std::fabs(mp.inertia.m[i][j]) < kLoose);
 
     ConvexPolytope tet;
     REQUIRE(buildConvexHull({{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, tet).ok);
     mp = polytopeMassProperties(tet, 1);
-    CHECK(mp.mass == doctest::Approx(1.0 / 6).epsilon(1e-12).scale(0));
-    for (int k = 0; k < 3; ++k) CHECK(mp.centerOfMass[k] == doctest::Approx(0.25).epsilon(1e-12).scale(0));
+    CHECK(mp.mass == doctest::Approx(1.0 / 6).epsilon(kTight).scale(0));
+    for (int k = 0; k < 3; ++k) CHECK(mp.centerOfMass[k] == doctest::Approx(0.25).epsilon(kTight).scale(0));
     // About the origin: int (y^2 + z^2) = 2/60, int x y = 1/120; shift by the parallel-axis rule.
     const Real V = 1.0 / 6, c = 0.25;
-    CHECK(mp.inertia.m[0][0] == doctest::Approx(2.0 / 60 - V * 2 * c * c).epsilon(1e-12).scale(0));
-    CHECK(mp.inertia.m[0][1] == doctest::Approx(-(1.0 / 120 - V * c * c)).epsilon(1e-12).scale(0));
-    CHECK(mp.inertia.m[1][2] == doctest::Approx(-(1.0 / 120 - V * c * c)).epsilon(1e-12).scale(0));
+    CHECK(mp.inertia.m[0][0] == doctest::Approx(2.0 / 60 - V * 2 * c * c).epsilon(kTight).scale(0));
+    CHECK(mp.inertia.m[0][1] == doctest::Approx(-(1.0 / 120 - V * c * c)).epsilon(kTight).scale(0));
+    CHECK(mp.inertia.m[1][2] == doctest::Approx(-(1.0 / 120 - V * c * c)).epsilon(kTight).scale(0));
 
     MassProperties sp = sphereMassProperties(0.5, 3);
-    CHECK(sp.mass == doctest::Approx(3 * 4.0 / 3 * kPi * 0.125).epsilon(1e-12).scale(0));
-    CHECK(sp.inertia.m[1][1] == doctest::Approx(0.4 * sp.mass * 0.25).epsilon(1e-12).scale(0));
+    CHECK(sp.mass == doctest::Approx(3 * 4.0 / 3 * kPi * 0.125).epsilon(kTight).scale(0));
+    CHECK(sp.inertia.m[1][1] == doctest::Approx(0.4 * sp.mass * 0.25).epsilon(kTight).scale(0));
 }
 
 TEST_CASE("geometry: a rotated, shifted box keeps its inertia invariants") {
@@ -244,13 +248,13 @@ TEST_CASE("geometry: a rotated, shifted box keeps its inertia invariants") {
     Vec3 shift{0.3, -1.2, 2.0};
     std::vector<Vec3> corners;
     for (int i = 0; i < 8; ++i)
-        corners.push_back(rotate(q, Vec3{(i & 1) ? 0.5 : -0.5, (i & 2) ? 1.0 : -1.0,
-                                         (i & 4) ? 1.5 : -1.5}) + shift);
+        corners.push_back(rotate(q, Vec3{Real((i & 1) ? 0.5 : -0.5), Real((i & 2) ? 1.0 : -1.0),
+                                         Real((i & 4) ? 1.5 : -1.5)}) + shift);
     ConvexPolytope p;
     REQUIRE(buildConvexHull(corners, p).ok);
     CHECK(p.faceCount() == 6);
     MassProperties mp = polytopeMassProperties(p, 1);
-    CHECK(length(mp.centerOfMass - shift) < 1e-12);
+    CHECK(length(mp.centerOfMass - shift) < kTight);
     const Real m = 6;
     Real d[3] = {m * (4 + 9) / 12, m * (1 + 9) / 12, m * (1 + 4) / 12};
     // Expected tensor R diag(d) R^T, compared entry by entry (this fixes all invariants).
@@ -258,15 +262,15 @@ TEST_CASE("geometry: a rotated, shifted box keeps its inertia invariants") {
     Mat3 expect = R * mat3Diag({d[0], d[1], d[2]}) * transpose(R);
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j)
-            CHECK(mp.inertia.m[i][j] == doctest::Approx(expect.m[i][j]).epsilon(1e-10).scale(m));
+            CHECK(mp.inertia.m[i][j] == doctest::Approx(expect.m[i][j]).epsilon(kLoose).scale(m));
     Real trace = mp.inertia.m[0][0] + mp.inertia.m[1][1] + mp.inertia.m[2][2];
-    CHECK(trace == doctest::Approx(d[0] + d[1] + d[2]).epsilon(1e-12).scale(0));
+    CHECK(trace == doctest::Approx(d[0] + d[1] + d[2]).epsilon(kTight).scale(0));
 
     // recenter moves the centroid to the origin and keeps the planes consistent.
     recenter(p, p.centroid);
-    CHECK(length(p.centroid) < 1e-12);
-    CHECK(validateConvex(p, 1e-9).ok);
-    CHECK(length(polytopeMassProperties(p, 1).centerOfMass) < 1e-12);
+    CHECK(length(p.centroid) < kTight);
+    CHECK(validateConvex(p, Real(kLoose)).ok);
+    CHECK(length(polytopeMassProperties(p, 1).centerOfMass) < kTight);
 }
 
 TEST_CASE("geometry: random hull mass properties agree with Monte Carlo") {
@@ -298,7 +302,7 @@ TEST_CASE("geometry: random hull mass properties agree with Monte Carlo") {
     double ixy = -(boxVolume / n * sxy - vol * com.x * com.y);
     CHECK(mp.inertia.m[2][2] == doctest::Approx(izz).epsilon(0.02).scale(0));
     CHECK(std::fabs(mp.inertia.m[0][1] - ixy) < 0.02 * mp.inertia.m[2][2]);
-    CHECK(p.volume == doctest::Approx(mp.mass).epsilon(1e-12).scale(0));
+    CHECK(p.volume == doctest::Approx(mp.mass).epsilon(kTight).scale(0));
 }
 
 Transform pose(Vec3 p, Quat q = quatIdentity()) { return Transform{p, q}; }
@@ -341,7 +345,7 @@ TEST_CASE("overlap volume: axis-aligned boxes match the product of interval over
                       interval(ca.z, ha.z, cb.z, hb.z);
         for (OverlapMethod method : {OverlapMethod::Qhull, OverlapMethod::Clipping})
             CHECK(overlapVolume(a, pose(ca), b, pose(cb), method) ==
-                  doctest::Approx(expect).epsilon(1e-9).scale(1));
+                  doctest::Approx(expect).epsilon(kLoose).scale(1));
     }
     // Coincident planes, containment and identical boxes; touching faces and separated boxes.
     for (OverlapMethod m : {OverlapMethod::Qhull, OverlapMethod::Clipping}) {
@@ -363,7 +367,7 @@ TEST_CASE("overlap volume: rotated boxes and random hulls agree with Monte Carlo
     Real mc = monteCarloOverlap(a, ta, b, tb, n, 5);
     CHECK(v > 0.1);
     CHECK(v == doctest::Approx(mc).epsilon(0.03).scale(0));
-    CHECK(overlapVolume(b, tb, a, ta) == doctest::Approx(v).epsilon(1e-9).scale(0));
+    CHECK(overlapVolume(b, tb, a, ta) == doctest::Approx(v).epsilon(kLoose).scale(0));
 
     ConvexPolytope p, q;
     REQUIRE(makeRandomPolytope(3, 20, {1.0, 0.8, 0.6}, p).ok);
@@ -377,7 +381,7 @@ TEST_CASE("overlap volume: rotated boxes and random hulls agree with Monte Carlo
     // Containment: a scaled-down copy inside.
     ConvexPolytope small;
     REQUIRE(makeRandomPolytope(3, 20, {0.3, 0.2, 0.2}, small).ok);
-    CHECK(overlapVolume(p, tp, small, tp) == doctest::Approx(small.volume).epsilon(1e-12).scale(0));
+    CHECK(overlapVolume(p, tp, small, tp) == doctest::Approx(small.volume).epsilon(kTight).scale(0));
 }
 
 TEST_CASE("overlap volume: pairs separated only along an edge-edge axis give 0") {
@@ -395,7 +399,7 @@ TEST_CASE("overlap volume: pairs separated only along an edge-edge axis give 0")
             } else {
                 // Two crossed wedges: x = sqrt2 - |g| + t, |y| <= t, |z| <= |g| - t, so
                 // V = integral_0^|g| 4 t (|g| - t) dt = 2 |g|^3 / 3.
-                CHECK(v == doctest::Approx(2 * 1e-6 / 3).epsilon(1e-9).scale(0));
+                CHECK(v == doctest::Approx(2 * 1e-6 / 3).epsilon(kLoose).scale(0));
             }
         }
     }
@@ -409,10 +413,10 @@ TEST_CASE("overlap volume: sphere-sphere lens matches two spherical caps") {
         Real h2 = (r1 - r2 + d) * (r1 + r2 - d) / (2 * d);
         Real expect = cap(r1, h1) + cap(r2, h2);
         CHECK(sphereSphereOverlapVolume(r1, {0, 0, 0}, r2, {d, 0, 0}) ==
-              doctest::Approx(expect).epsilon(1e-12).scale(0));
+              doctest::Approx(expect).epsilon(kTight).scale(0));
     }
     CHECK(sphereSphereOverlapVolume(r1, {0, 0, 0}, r2, {0, 0.3, 0}) ==
-          doctest::Approx(4.0 / 3 * kPi * 0.216).epsilon(1e-12).scale(0));
+          doctest::Approx(4.0 / 3 * kPi * 0.216).epsilon(kTight).scale(0));
     CHECK(sphereSphereOverlapVolume(r1, {0, 0, 0}, r2, {0, 0, 1.6}) == 0);
 }
 
@@ -424,7 +428,7 @@ TEST_CASE("overlap volume: sphere-polytope against caps, half, quarter and eight
     Quat q = quatFromAxisAngle({0.4, 1, 0.3}, 0.8);
     std::vector<Vec3> corners;
     for (int i = 0; i < 8; ++i)
-        corners.push_back(rotate(q, Vec3{(i & 1) ? 2.0 : -2.0, (i & 2) ? 2.0 : -2.0, (i & 4) ? 2.0 : -2.0}));
+        corners.push_back(rotate(q, Vec3{Real((i & 1) ? 2 : -2), Real((i & 2) ? 2 : -2), Real((i & 4) ? 2 : -2)}));
     ConvexPolytope oblique;
     REQUIRE(buildConvexHull(corners, oblique).ok);
     struct Placement {
@@ -436,7 +440,7 @@ TEST_CASE("overlap volume: sphere-polytope against caps, half, quarter and eight
     for (const Placement& pl : placements) {
         auto at = [&](Vec3 local) { return rotate(q, local) + shift; };
         auto vol = [&](Vec3 local) { return spherePolytopeOverlapVolume(R, at(local), pl.box, pl.place); };
-        const Real tol = 1e-7;
+        const Real tol = kDouble ? 1e-7 : 1e-4;
         // Centre on a face, on an edge, on a corner.
         CHECK(vol({2, 0.3, -0.5}) == doctest::Approx(ball / 2).epsilon(tol).scale(0));
         CHECK(vol({2, 2, 0.7}) == doctest::Approx(ball / 4).epsilon(tol).scale(0));
@@ -474,17 +478,21 @@ TEST_CASE("overlap volume: thin overlaps of stacked boxes (resting contact)") {
     // B (0.6 x 0.8 x 0.4) sinks by delta into the top face of A (a unit cube): V = delta * 0.48.
     ConvexPolytope a = makeBox({0.5, 0.5, 0.5}), b = makeBox({0.3, 0.4, 0.2});
     for (Real delta : {1e-2, 1e-4, 1e-6}) {
-        Transform tb = pose({0.1, 0.05, 0.7 - delta});
+        if (!kDouble && delta < 1e-2) continue;  // float positions resolve ~1e-7 m only
+        Transform tb = pose({0.1, 0.05, Real(0.7 - delta)});
         for (OverlapMethod m : {OverlapMethod::Qhull, OverlapMethod::Clipping})
             CHECK(overlapVolume(a, pose({0, 0, 0}), b, tb, m) ==
-                  doctest::Approx(delta * 0.48).epsilon(1e-6).scale(0));
+                  doctest::Approx(delta * 0.48).epsilon(kDouble ? 1e-6 : 1e-3).scale(0));
         // Same-size boxes stacked: the side faces are coplanar.
         CHECK(overlapVolume(a, pose({0, 0, 0}), a, pose({0, 0, 1 - delta})) ==
-              doctest::Approx(delta).epsilon(1e-6).scale(0));
+              doctest::Approx(delta).epsilon(kDouble ? 1e-6 : 1e-3).scale(0));
     }
     // Far below the qhull path's interior-point threshold, clipping is still exact.
-    CHECK(overlapVolume(a, pose({0, 0, 0}), b, pose({0.1, 0.05, 0.7 - 1e-9}), OverlapMethod::Clipping) ==
-          doctest::Approx(0.48e-9).epsilon(1e-5).scale(0));
+    if (kDouble) {
+        Transform tb = pose({0.1, 0.05, Real(0.7 - 1e-9)});
+        CHECK(overlapVolume(a, pose({0, 0, 0}), b, tb, OverlapMethod::Clipping) ==
+              doctest::Approx(0.48e-9).epsilon(1e-5).scale(0));
+    }
 }
 
 TEST_CASE("overlap volume: qhull and clipping agree on random hull pairs") {
@@ -505,7 +513,7 @@ TEST_CASE("overlap volume: qhull and clipping agree on random hull pairs") {
         Real vc = overlapVolume(p, tp, q, tq, OverlapMethod::Clipping);
         overlapping += vq > 0;
         CHECK(vq <= std::min(p.volume, q.volume) * (1 + 1e-12));
-        CHECK(std::fabs(vq - vc) <= 1e-9 * std::min(p.volume, q.volume));
+        CHECK(std::fabs(vq - vc) <= kLoose * std::min(p.volume, q.volume));
     }
     CHECK(overlapping > 50);
 }
@@ -534,7 +542,7 @@ TEST_CASE("overlap volume: timing of two 20-vertex hulls (data, not asserted)") 
             // Process CPU time, so that other jobs on a shared machine do not inflate the figure.
             std::clock_t t0 = std::clock();
             for (int i = 0; i < n; ++i) {
-                Transform tq = pose({c.x, 0.2 + 1e-7 * i, 0.1}, rq);
+                Transform tq = pose({c.x, Real(0.2 + 1e-7 * i), 0.1}, rq);
                 total += overlapVolume(p, tp, q, tq, m);
             }
             double us = 1e6 * double(std::clock() - t0) / CLOCKS_PER_SEC / n;

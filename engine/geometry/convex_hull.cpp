@@ -144,8 +144,13 @@ BuildResult buildConvexHull(const std::vector<Vec3>& points, ConvexPolytope& out
     if (!(length(hi - lo) > Real(0))) return {false, "convex hull input points all coincide"};
 
     QhullSession session;
-    // Default pre-merging (C-0) merges coplanar facets; Pp silences precision warnings.
-    int code = session.run(3, (int)points.size(), coords.data(), "qhull Pp");
+    // Default pre-merging (C-0) merges facets coplanar within double rounding; Pp silences
+    // precision warnings. With float coordinates (CS_REAL_FLOAT) the input itself is rounded to
+    // ~1e-7 of its size, so facets within that distance are merged ("C-n": centrum radius n).
+    char command[64] = "qhull Pp";
+    if (sizeof(Real) != sizeof(double))
+        std::snprintf(command, sizeof command, "qhull Pp C-%g", 1e-6 * double(length(hi - lo)));
+    int code = session.run(3, (int)points.size(), coords.data(), command);
     if (code != 0) return {false, "convex hull failed: " + session.firstErrorLine()};
     qhT* qh = &session.qh;
 
@@ -182,7 +187,9 @@ BuildResult buildConvexHull(const std::vector<Vec3>& points, ConvexPolytope& out
     if (r.ok && out.volume < Real(1e-10) * size * size * size)
         r = {false, "hull is degenerate (nearly flat or collinear points)"};
     if (r.ok) {
-        BuildResult valid = validateConvex(out, Real(1e-9) * size);
+        // Relative tolerance: rounding of the stored vertices and normals, with margin.
+        const Real relTol = sizeof(Real) == sizeof(double) ? Real(1e-9) : Real(2e-5);
+        BuildResult valid = validateConvex(out, relTol * size);
         if (!valid.ok) r = {false, "hull failed validation: " + valid.error};
     }
     if (!r.ok) {
