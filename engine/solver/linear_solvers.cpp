@@ -1,0 +1,369 @@
+// Jacobi, Gauss-Seidel, PCG and PCR on the matrix-free Schur complement A = J H^-1 J^T + C of
+// row_system.h ([NSN] eq. 59), behind solveLinear's one signature ([NSN] section 8.2, fig. 11).
+//
+// Threading and determinism. Every per-row and per-body loop is an OpenMP loop that only runs
+// in parallel above kParallelRows elements (below that the fork costs more than the work).
+// Results never depend on the thread count:
+//  - per-row loops (gather, vector updates) write disjoint entries;
+//  - dot products sum fixed blocks (the split depends on n only) and then add the partial sums
+//    in block order, instead of OpenMP reductions whose combining order is unspecified;
+//  - the scatter w_b = sum_i H_b^-1 J_{i,b}^T x_i would race if run per row in parallel (two
+//    rows on one body). With a colouring (rows of one colour share no body) it runs colour by
+//    colour, each colour in parallel, so every w_b is summed in colour order; without one it
+//    runs serially in row order. No float atomics anywhere.
+// Scratch vectors only grow, so a solve in steady state allocates nothing (residualHistory is
+// the caller's: it is cleared and appended to, which allocates only beyond its capacity).
+#include "engine/solver/linear_solvers.h"
+
+#include <cctype>
+#include <cmath>
+#include <limits>
+
+namespace cs {
+namespace {
+
+constexpr int kParallelRows = 2048;  // smallest loop worth an OpenMP fork
+constexpr int kDotBlocks = 64;       // fixed partition of dot products (determinism)
+
+template <class T>
+void ensureSize(std::vector<T>& v, int n) {
+    if (v.size() < size_t(n)) v.resize(size_t(n));
+}
+
+// sum_i a_i b_i over fixed blocks: the same bits for any thread count.
+Real dotProduct(const Real* a, const Real* b, int n) {
+    Real partial[kDotBlocks];
+#pragma omp parallel for if (n > kParallelRows)
+    for (int k = 0; k < kDotBlocks; ++k) {
+        int begin = int((long long)n * k / kDotBlocks);
+        int end = int((long long)n * (k + 1) / kDotBlocks);
+        Real s = 0;
+        for (int i = begin; i < end; ++i) s += a[i] * b[i];
+        partial[k] = s;
+    }
+    Real s = 0;
+    for (int k = 0; k < kDotBlocks; ++k) s += partial[k];
+    return s;
+}
+
+bool hasColours(const RowSystemView& s) {
+    return s.colourCount > 0 && s.colourStart != nullptr && s.colourRows != nullptr;
+}
+
+// w = H^-1 J^T x (the scatter half of A x, row_system.h).
+void scatterAll(const RowSystemView& s, const Real* x, Spatial* w) {
+    const int bodies = s.bodyCount;
+#pragma omp parallel for if (bodies > kParallelRows)
+    for (int b = 0; b < bodies; ++b) w[b] = Spatial{{0, 0, 0}, {0, 0, 0}};
+    if (hasColours(s)) {
+        for (int c = 0; c < s.colourCount; ++c) {
+            const int begin = s.colourStart[c], end = s.colourStart[c + 1];
+#pragma omp parallel for if (end - begin > kParallelRows)
+            for (int k = begin; k < end; ++k) {
+                int row = s.colourRows[k];
+                scatterRow(s, row, x[row], w);
+            }
+        }
+    } else {
+        for (int i = 0; i < s.rowCount; ++i) scatterRow(s, i, x[i], w);
+    }
+}
+
+// y = J w + C x (the gather half), or with b given: y = b - (J w + C x).
+void gatherAll(const RowSystemView& s, const Spatial* w, const Real* x, const Real* b, Real* y) {
+    const int n = s.rowCount;
+#pragma omp parallel for if (n > kParallelRows)
+    for (int i = 0; i < n; ++i) {
+        Real ax = gatherRow(s, i, w) + s.compliance[i] * x[i];
+        y[i] = b ? b[i] - ax : ax;
+    }
+}
+
+// invDiag_i = 1 / A_ii, or 0 for an empty row (A_ii = 0 means the whole row and column of the
+// PSD matrix A vanish: that unknown is left as it is).
+void inverseDiagonal(const RowSystemView& s, Real* invDiag) {
+    const int n = s.rowCount;
+#pragma omp parallel for if (n > kParallelRows)
+    for (int i = 0; i < n; ++i) {
+        Real d = rowDiagonal(s, i);
+        invDiag[i] = d > Real(0) ? Real(1) / d : Real(0);
+    }
+}
+
+// Residual bookkeeping shared by the four solvers.
+struct Monitor {
+    Real target = 0;  // stop when ||r|| <= target (tolerance * ||b||); < 0: never
+    std::vector<Real>* history = nullptr;
+    LinearSolveResult result;
+
+    Monitor(const LinearSolverSettings& settings, Real bNorm, std::vector<Real>* h) : history(h) {
+        target = settings.tolerance > Real(0) ? settings.tolerance * bNorm : Real(-1);
+        if (history) history->clear();
+    }
+    void start(Real r) {
+        result.initialResidual = result.residual = r;
+        if (history) history->push_back(r);
+    }
+    void step(Real r) {
+        ++result.iterations;
+        result.residual = r;
+        if (history) history->push_back(r);
+    }
+    // An exactly zero residual ends every solver, even with tolerance 0; so does a non-finite
+    // one (a diverging Jacobi with too large an omega): x is then returned as it is.
+    bool done() const {
+        return result.residual <= target || result.residual == Real(0) || !std::isfinite(result.residual);
+    }
+};
+
+// Damped Jacobi: x += omega D^-1 (b - A x). Converges when omega < 2 / lambda_max(D^-1 A);
+// lambda_max <= 1 + (most rows coupled to one row), hence the default omega = 0.6.
+void solveJacobi(const RowSystemView& s, const Real* b, Real* x, const LinearSolverSettings& st,
+                 LinearSolverScratch& sc, Monitor& m) {
+    const int n = s.rowCount;
+    Real* r = sc.r.data();
+    Real* invDiag = sc.d.data();
+    inverseDiagonal(s, invDiag);
+    scatterAll(s, x, sc.w.data());
+    gatherAll(s, sc.w.data(), x, b, r);
+    m.start(std::sqrt(dotProduct(r, r, n)));
+    const Real omega = st.jacobiOmega;
+    for (int it = 0; it < st.maxIterations && !m.done(); ++it) {
+#pragma omp parallel for if (n > kParallelRows)
+        for (int i = 0; i < n; ++i) x[i] += omega * invDiag[i] * r[i];
+        scatterAll(s, x, sc.w.data());
+        gatherAll(s, sc.w.data(), x, b, r);
+        m.step(std::sqrt(dotProduct(r, r, n)));
+    }
+}
+
+// One Gauss-Seidel row update with w = H^-1 J^T x kept current:
+//     dx_i = (b_i - J_i w - C_i x_i) / A_ii,  x_i += dx_i,  w += H^-1 J_i^T dx_i.
+inline void gaussSeidelRow(const RowSystemView& s, int i, const Real* b, Real* x,
+                           const Real* invDiag, Spatial* w) {
+    Real dx = (b[i] - gatherRow(s, i, w) - s.compliance[i] * x[i]) * invDiag[i];
+    x[i] += dx;
+    scatterRow(s, i, dx, w);
+}
+
+// Gauss-Seidel, matrix-free. With a colouring the sweep goes colour by colour and each colour
+// in parallel (its rows touch disjoint bodies, so the row updates commute): this is the exact
+// sequential sweep in colourRows order. Without one, a plain sweep in row order.
+void solveGaussSeidel(const RowSystemView& s, const Real* b, Real* x,
+                      const LinearSolverSettings& st, LinearSolverScratch& sc, Monitor& m) {
+    const int n = s.rowCount;
+    Real* r = sc.r.data();
+    Real* invDiag = sc.d.data();
+    Spatial* w = sc.w.data();
+    inverseDiagonal(s, invDiag);
+    scatterAll(s, x, w);
+    gatherAll(s, w, x, b, r);
+    m.start(std::sqrt(dotProduct(r, r, n)));
+    for (int it = 0; it < st.maxIterations && !m.done(); ++it) {
+        if (hasColours(s)) {
+            for (int c = 0; c < s.colourCount; ++c) {
+                const int begin = s.colourStart[c], end = s.colourStart[c + 1];
+#pragma omp parallel for if (end - begin > kParallelRows)
+                for (int k = begin; k < end; ++k) gaussSeidelRow(s, s.colourRows[k], b, x, invDiag, w);
+            }
+        } else {
+            for (int i = 0; i < n; ++i) gaussSeidelRow(s, i, b, x, invDiag, w);
+        }
+        // w is current after the sweep: the residual needs only the gather.
+        gatherAll(s, w, x, b, r);
+        m.step(std::sqrt(dotProduct(r, r, n)));
+    }
+}
+
+// Preconditioned conjugate gradient, M = diag(A) (Saad 2003, algorithm 9.1).
+// CG's residual is not monotone ([NSN] 8.2), and on a singular system rounding leaves a part of
+// r outside range(A) once the rest has converged: the iteration then drifts along the null space
+// and the residual grows without bound (seen on redundant box contacts: 1e-15 relative, then 1e3
+// within 100 iterations). So PCG keeps the best iterate in scratch.q, stops once the residual
+// exceeds kPcgGrowth times the best one, and returns the best iterate (result.residual is its
+// residual; the history keeps every iterate's).
+constexpr Real kPcgGrowth = Real(1e3);
+
+void solvePCG(const RowSystemView& s, const Real* b, Real* x, const LinearSolverSettings& st,
+              LinearSolverScratch& sc, Monitor& m) {
+    const int n = s.rowCount;
+    Real *r = sc.r.data(), *z = sc.z.data(), *p = sc.p.data(), *ap = sc.Ap.data();
+    Real *invDiag = sc.d.data(), *best = sc.q.data();
+    Spatial* w = sc.w.data();
+    inverseDiagonal(s, invDiag);
+    scatterAll(s, x, w);
+    gatherAll(s, w, x, b, r);
+    m.start(std::sqrt(dotProduct(r, r, n)));
+#pragma omp parallel for if (n > kParallelRows)
+    for (int i = 0; i < n; ++i) {
+        p[i] = z[i] = invDiag[i] * r[i];
+        best[i] = x[i];
+    }
+    Real bestResidual = m.result.residual;
+    Real rz = dotProduct(r, z, n);
+    for (int it = 0; it < st.maxIterations && !m.done(); ++it) {
+        scatterAll(s, p, w);
+        gatherAll(s, w, p, nullptr, ap);
+        Real pap = dotProduct(p, ap, n);
+        // p^T A p = 0 with r != 0 cannot happen for a consistent PSD system in exact arithmetic;
+        // numerically it means r is at rounding level: stop (also on NaN).
+        if (!(pap > Real(0)) || !(rz > Real(0))) break;
+        Real alpha = rz / pap;
+#pragma omp parallel for if (n > kParallelRows)
+        for (int i = 0; i < n; ++i) {
+            x[i] += alpha * p[i];
+            r[i] -= alpha * ap[i];
+            z[i] = invDiag[i] * r[i];
+        }
+        m.step(std::sqrt(dotProduct(r, r, n)));
+        if (m.result.residual < bestResidual) {
+            bestResidual = m.result.residual;
+#pragma omp parallel for if (n > kParallelRows)
+            for (int i = 0; i < n; ++i) best[i] = x[i];
+        } else if (!(m.result.residual <= kPcgGrowth * bestResidual)) {
+            break;
+        }
+        Real rzNext = dotProduct(r, z, n);
+        Real beta = rzNext / rz;
+        rz = rzNext;
+#pragma omp parallel for if (n > kParallelRows)
+        for (int i = 0; i < n; ++i) p[i] = z[i] + beta * p[i];
+    }
+    if (bestResidual < m.result.residual) {
+#pragma omp parallel for if (n > kParallelRows)
+        for (int i = 0; i < n; ++i) x[i] = best[i];
+        m.result.residual = bestResidual;
+    }
+}
+
+// Preconditioned conjugate residual with the left diagonal preconditioner M = diag(A): CR
+// (Saad 2003, algorithm 6.20) on M^-1 A x = M^-1 b in the M inner product. Each iteration
+// minimizes the preconditioned residual norm ||r||_{M^-1} = sqrt(r^T M^-1 r) over the Krylov
+// space ([NSN] eq. 69), so that norm never increases; the 2-norm recorded in the history need
+// not be monotone. Vectors: z = M^-1 r, Az = A z, Ap = A p, q = M^-1 A p.
+//
+// Robustness on singular PSD systems with a consistent b (redundant contacts, [NSN] 8.2):
+//  - the step is the exact line minimizer along p, alpha = (q . r) / (q . Ap), of
+//    ||r - alpha Ap||_{M^-1}^2 = ||r||^2 - 2 alpha q.r + alpha^2 q.Ap. In exact arithmetic it
+//    equals Saad's (z . Az) / (q . Ap); written this way the preconditioned norm cannot grow
+//    even when rounding has spoilt the conjugacy of p;
+//  - q . Ap = sum_i Ap_i^2 / A_ii >= 0 exactly; it is zero only for Ap = 0 (p in the null
+//    space): nothing more can be gained along p, so the solve stops with x as it is; it also
+//    stops once the predicted decrease (q.r)^2 / (q.Ap) is below rounding of ||r||_{M^-1}^2;
+//  - beta = (z.Az)_new / (z.Az)_old needs both positive; otherwise (rounding noise once the
+//    residual is at machine level) p restarts from z (beta = 0).
+void solvePCR(const RowSystemView& s, const Real* b, Real* x, const LinearSolverSettings& st,
+              LinearSolverScratch& sc, Monitor& m) {
+    const int n = s.rowCount;
+    Real *r = sc.r.data(), *z = sc.z.data(), *p = sc.p.data(), *q = sc.q.data();
+    Real *ap = sc.Ap.data(), *az = sc.Az.data(), *invDiag = sc.d.data();
+    Spatial* w = sc.w.data();
+    inverseDiagonal(s, invDiag);
+    scatterAll(s, x, w);
+    gatherAll(s, w, x, b, r);
+    m.start(std::sqrt(dotProduct(r, r, n)));
+    if (m.done()) return;
+#pragma omp parallel for if (n > kParallelRows)
+    for (int i = 0; i < n; ++i) z[i] = invDiag[i] * r[i];
+    scatterAll(s, z, w);
+    gatherAll(s, w, z, nullptr, az);
+#pragma omp parallel for if (n > kParallelRows)
+    for (int i = 0; i < n; ++i) {
+        p[i] = z[i];
+        ap[i] = az[i];
+    }
+    Real rho = dotProduct(z, az, n);
+    Real normSq = dotProduct(z, r, n);  // ||r||_{M^-1}^2, updated by the predicted decrease
+    for (int it = 0; it < st.maxIterations && !m.done(); ++it) {
+#pragma omp parallel for if (n > kParallelRows)
+        for (int i = 0; i < n; ++i) q[i] = invDiag[i] * ap[i];
+        Real qap = dotProduct(q, ap, n);
+        Real qr = dotProduct(q, r, n);
+        if (!(qap > Real(0)) || !std::isfinite(qr)) break;
+        // The step lowers ||r||_{M^-1}^2 by qr^2 / qap. Once that is below rounding of the norm
+        // itself (p lies numerically in the null space, or r is at machine level) nothing more
+        // can be gained: stop instead of iterating on noise.
+        Real decrease = qr * qr / qap;
+        if (!(decrease > std::numeric_limits<Real>::epsilon() * normSq)) break;
+        normSq -= decrease;
+        Real alpha = qr / qap;
+#pragma omp parallel for if (n > kParallelRows)
+        for (int i = 0; i < n; ++i) {
+            x[i] += alpha * p[i];
+            r[i] -= alpha * ap[i];
+            z[i] -= alpha * q[i];
+        }
+        m.step(std::sqrt(dotProduct(r, r, n)));
+        if (m.done() || it + 1 == st.maxIterations) break;  // skip the unused A z
+        scatterAll(s, z, w);
+        gatherAll(s, w, z, nullptr, az);
+        Real rhoNext = dotProduct(z, az, n);
+        Real beta = (rho > Real(0) && rhoNext > Real(0)) ? rhoNext / rho : Real(0);
+        rho = rhoNext;
+#pragma omp parallel for if (n > kParallelRows)
+        for (int i = 0; i < n; ++i) {
+            p[i] = z[i] + beta * p[i];
+            ap[i] = az[i] + beta * ap[i];
+        }
+    }
+}
+
+bool equalsIgnoreCase(const char* a, const char* b) {
+    for (; *a && *b; ++a, ++b)
+        if (std::tolower((unsigned char)*a) != std::tolower((unsigned char)*b)) return false;
+    return *a == *b;
+}
+
+}  // namespace
+
+void applySystem(const RowSystemView& system, const Real* x, Real* y, LinearSolverScratch& scratch) {
+    ensureSize(scratch.w, system.bodyCount);
+    scatterAll(system, x, scratch.w.data());
+    gatherAll(system, scratch.w.data(), x, nullptr, y);
+}
+
+LinearSolveResult solveLinear(LinearSolverType type, const RowSystemView& system, const Real* b,
+                              Real* x, const LinearSolverSettings& settings,
+                              LinearSolverScratch& scratch, std::vector<Real>* residualHistory) {
+    const int n = system.rowCount;
+    ensureSize(scratch.w, system.bodyCount);
+    for (std::vector<Real>* v : {&scratch.r, &scratch.z, &scratch.p, &scratch.q, &scratch.Ap,
+                                 &scratch.Az, &scratch.d})
+        ensureSize(*v, n);
+    Monitor monitor(settings, std::sqrt(dotProduct(b, b, n)), residualHistory);
+    switch (type) {
+        case LinearSolverType::Jacobi: solveJacobi(system, b, x, settings, scratch, monitor); break;
+        case LinearSolverType::GaussSeidel: solveGaussSeidel(system, b, x, settings, scratch, monitor); break;
+        case LinearSolverType::PCG: solvePCG(system, b, x, settings, scratch, monitor); break;
+        case LinearSolverType::PCR: solvePCR(system, b, x, settings, scratch, monitor); break;
+    }
+    return monitor.result;
+}
+
+const char* linearSolverName(LinearSolverType type) {
+    switch (type) {
+        case LinearSolverType::Jacobi: return "jacobi";
+        case LinearSolverType::GaussSeidel: return "gs";
+        case LinearSolverType::PCG: return "pcg";
+        case LinearSolverType::PCR: return "pcr";
+    }
+    return "unknown";
+}
+
+bool parseLinearSolver(const char* name, LinearSolverType& out) {
+    if (!name) return false;
+    struct Entry { const char* name; LinearSolverType type; };
+    static const Entry kEntries[] = {{"jacobi", LinearSolverType::Jacobi},
+                                     {"gs", LinearSolverType::GaussSeidel},
+                                     {"gauss-seidel", LinearSolverType::GaussSeidel},
+                                     {"pcg", LinearSolverType::PCG},
+                                     {"pcr", LinearSolverType::PCR}};
+    for (const Entry& e : kEntries)
+        if (equalsIgnoreCase(name, e.name)) {
+            out = e.type;
+            return true;
+        }
+    return false;
+}
+
+}  // namespace cs
