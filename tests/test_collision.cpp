@@ -601,3 +601,28 @@ TEST_CASE("collision: output is deterministic and sorted by contact key") {
         CHECK(a < b);
     }
 }
+
+TEST_CASE("narrow phase: parts of a compound body are placed by their local frames") {
+    // Body at z = 2 yawed 90 deg, with a box part 1.5 below its origin: the part rests on the
+    // ground; its second part (a sphere 1 above) is far away.
+    Scene s;
+    int g = s.addPolytope(makeBox({5, 5, 0.5}));
+    int p = s.addPolytope(makeBox({0.5, 0.25, 0.5}));
+    s.addBody(ShapeType::Polytope, g, 0, pose({0, 0, -0.5}), true);
+    int b = s.addBody(ShapeType::Sphere, -1, 0.3, pose({1, 0, 2}, quatFromAxisAngle({0, 0, 1}, kPi / 2)), false);
+    int part = s.addShape(b, ShapeType::Polytope, p, 0, pose({0, 0.5, -1.5}));
+    std::vector<PotentialContact> cs;
+    collideShapes(s.model, s.state, part, 0, NarrowPhaseSettings{}, cs);
+    REQUIRE(cs.size() == 4);
+    for (const PotentialContact& c : cs) {
+        CHECK(c.bodyA == b);
+        CHECK(std::abs(c.gap) < kTol);
+        // The part's centre is at (1, 0, 2) + Rz(90)(0, 0.5, -1.5) = (0.5, 0, 0.5); yawed, its
+        // footprint is 0.5 wide in x and 1 in y.
+        CHECK(std::abs(std::abs(c.pointA.x - 0.5) - 0.25) < kTol);
+        CHECK(std::abs(std::abs(c.pointA.y) - 0.5) < kTol);
+    }
+    cs.clear();
+    collideShapes(s.model, s.state, 1, 0, NarrowPhaseSettings{}, cs);
+    CHECK(cs.empty());
+}

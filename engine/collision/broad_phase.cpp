@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "engine/collision/feature_geometry.h"
+
 namespace cs {
 
 Transform shapeWorldTransform(const Model& model, const State& state, int shape) {
@@ -27,7 +29,7 @@ Aabb computeShapeAabb(const Model& model, const State& state, int shape, Real ma
         // |R| applied to the local box of the vertices would be cheaper but loose for rotated
         // parts; the exact box of the transformed vertices keeps the pair count honest.
         Mat3 R = toMat3(X.rot);
-        Vec3 lo{Real(1e300), Real(1e300), Real(1e300)}, hi = -lo;
+        Vec3 lo{kHuge, kHuge, kHuge}, hi = -lo;
         for (const Vec3& v : p.vertices) {
             Vec3 w = R * v;
             lo = vmin(lo, w);

@@ -9,7 +9,7 @@ namespace {
 
 struct Witness {
     Vec3 a{0, 0, 0}, b{0, 0, 0};
-    Real edgeDistSq = Real(1e300);   // segment distance of the edge pair behind an edge axis
+    Real edgeDistSq = kHuge;   // segment distance of the edge pair behind an edge axis
 };
 
 const Real kTie = Real(1e-12);
@@ -17,18 +17,18 @@ const Real kTie = Real(1e-12);
 // Largest separation over the SAT axes: face normals of both and every edge-pair cross product.
 // sep(n) = min_A n.x - max_B n.x for n pointing from B to A.
 Real satMaxSeparation(const PolytopeView& A, const PolytopeView& B, Witness& w) {
-    Real best = Real(-1e300);
+    Real best = -kHuge;
     // Faces of B: n = eta_f, sep = min over A's vertices of the plane gap.
     for (int f = 0; f < B.faceCount; ++f) {
         int arg = 0;
-        Real g = Real(1e300);
+        Real g = kHuge;
         for (int v = 0; v < A.vertexCount; ++v) {
             Real d = vertexFaceGap(A.vertices[v], B.faces[f]);
             if (d < g) { g = d; arg = v; }
         }
         if (g > best) {
             best = g;
-            w.edgeDistSq = Real(1e300);
+            w.edgeDistSq = kHuge;
             w.a = A.vertices[arg];
             w.b = w.a - g * B.faces[f].normal;
         }
@@ -36,14 +36,14 @@ Real satMaxSeparation(const PolytopeView& A, const PolytopeView& B, Witness& w) 
     // Faces of A: n = -eta_f, sep = min over B's vertices of the plane gap of A's face.
     for (int f = 0; f < A.faceCount; ++f) {
         int arg = 0;
-        Real g = Real(1e300);
+        Real g = kHuge;
         for (int v = 0; v < B.vertexCount; ++v) {
             Real d = vertexFaceGap(B.vertices[v], A.faces[f]);
             if (d < g) { g = d; arg = v; }
         }
         if (g > best) {
             best = g;
-            w.edgeDistSq = Real(1e300);
+            w.edgeDistSq = kHuge;
             w.b = B.vertices[arg];
             w.a = w.b - g * A.faces[f].normal;
         }
@@ -76,7 +76,7 @@ Real satMaxSeparation(const PolytopeView& A, const PolytopeView& B, Witness& w) 
 
 // Exact Euclidean distance of separated polytopes.
 Real separatedDistance(const PolytopeView& A, const PolytopeView& B, Witness& w) {
-    Real best = Real(1e300);
+    Real best = kHuge;
     for (int v = 0; v < A.vertexCount; ++v) {
         Real maxGap;
         PolygonClosest c = pointPolytopeClosest(B, A.vertices[v], maxGap);

@@ -19,6 +19,9 @@
 
 namespace cs {
 
+// "Infinity" for running minima and maxima, finite in float builds too (CS_REAL_FLOAT).
+constexpr Real kHuge = Real(1e30);
+
 // A polytope in the world frame as plain arrays (same layout as ConvexPolytope).
 struct PolytopeView {
     const Vec3* vertices;
@@ -44,7 +47,7 @@ CS_HD Real vertexFaceGap(Vec3 v, const PolytopeFace& f) { return dot(f.normal, v
 // This is the position half of vertex-face feasibility ([PEG] section 4, "feasibility").
 CS_HD Real faceRegionExcess(const PolytopeView& P, int f, Vec3 p) {
     const PolytopeFace& face = P.faces[f];
-    Real worst = Real(-1e300);
+    Real worst = -kHuge;
     for (int i = 0; i < face.vertexCount; ++i) {
         const PolytopeEdge& e = P.edges[P.faceEdges[face.firstEdge + i]];
         Vec3 outward = e.face[0] == f ? -e.t[0] : -e.t[1];
@@ -167,7 +170,7 @@ CS_HD PolygonClosest pointPolygonClosest(const PolytopeView& P, int f, Vec3 p) {
         best.index = f;
         return best;
     }
-    best.distSq = Real(1e300);
+    best.distSq = kHuge;
     best.kind = 0;
     best.index = -1;
     best.point = p;
@@ -194,7 +197,7 @@ CS_HD PolygonClosest pointPolygonClosest(const PolytopeView& P, int f, Vec3 p) {
 // projection onto the face of largest (least negative) gap, and distSq holds that gap squared.
 // maxGap returns the largest face gap: > 0 outside, <= 0 inside.
 CS_HD PolygonClosest pointPolytopeClosest(const PolytopeView& P, Vec3 p, Real& maxGap) {
-    maxGap = Real(-1e300);
+    maxGap = -kHuge;
     int maxFace = 0;
     for (int f = 0; f < P.faceCount; ++f) {
         Real g = vertexFaceGap(p, P.faces[f]);
@@ -209,7 +212,7 @@ CS_HD PolygonClosest pointPolytopeClosest(const PolytopeView& P, Vec3 p, Real& m
         return c;
     }
     PolygonClosest best;
-    best.distSq = Real(1e300);
+    best.distSq = kHuge;
     for (int f = 0; f < P.faceCount; ++f) {
         if (vertexFaceGap(p, P.faces[f]) <= Real(0)) continue;
         PolygonClosest c = pointPolygonClosest(P, f, p);
@@ -221,7 +224,7 @@ CS_HD PolygonClosest pointPolytopeClosest(const PolytopeView& P, Vec3 p, Real& m
 // Separation of the two polytopes along unit axis n (pointing from B to A):
 // min_A n.x - max_B n.x. Positive: a separating axis with that clearance.
 CS_HD Real axisSeparation(const PolytopeView& A, const PolytopeView& B, Vec3 n) {
-    Real minA = Real(1e300), maxB = Real(-1e300);
+    Real minA = kHuge, maxB = -kHuge;
     for (int i = 0; i < A.vertexCount; ++i) {
         Real d = dot(n, A.vertices[i]);
         minA = d < minA ? d : minA;

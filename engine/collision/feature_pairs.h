@@ -43,7 +43,7 @@ CS_HD PotentialContact makePotentialContact(PairType type, uint32_t fa, uint32_t
 // Largest plane gap of p over the faces of Q: minus the depth inside Q, a lower bound of the
 // distance outside.
 CS_HD Real maxFaceGap(const PolytopeView& Q, Vec3 p) {
-    Real m = Real(-1e300);
+    Real m = -kHuge;
     for (int f = 0; f < Q.faceCount; ++f) {
         Real g = vertexFaceGap(p, Q.faces[f]);
         m = g > m ? g : m;
