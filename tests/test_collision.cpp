@@ -7,6 +7,10 @@
 #include <cstdint>
 #include <random>
 
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
 #include "engine/collision/broad_phase.h"
 #include "engine/collision/distance.h"
 #include "engine/collision/narrow_phase.h"
@@ -63,6 +67,16 @@ int countType(const std::vector<PotentialContact>& cs, PairType t) {
 }
 
 bool near(Vec3 a, Vec3 b, Real tol) { return length(a - b) <= tol; }
+
+bool sameVec(Vec3 a, Vec3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
+
+// Field by field (memcmp would compare padding).
+bool sameContact(const PotentialContact& a, const PotentialContact& b) {
+    return a.shapeA == b.shapeA && a.shapeB == b.shapeB && a.bodyA == b.bodyA && a.bodyB == b.bodyB &&
+           a.featureA == b.featureA && a.featureB == b.featureB && a.type == b.type &&
+           sameVec(a.pointA, b.pointA) && sameVec(a.pointB, b.pointB) && sameVec(a.normal, b.normal) &&
+           a.gap == b.gap;
+}
 
 const Real kTol = Real(1e-12);
 
@@ -588,10 +602,23 @@ TEST_CASE("collision: output is deterministic and sorted by contact key") {
         return x.shapeA != y.shapeA ? x.shapeA < y.shapeA : x.shapeB < y.shapeB;
     });
     bool same = true;
-    for (size_t i = 0; i < first.size(); ++i)
-        same = same && first[i].featureA == second[i].featureA && first[i].featureB == second[i].featureB &&
-               first[i].gap == second[i].gap && first[i].normal.x == second[i].normal.x;
+    for (size_t i = 0; i < first.size(); ++i) same = same && sameContact(first[i], second[i]);
     CHECK(same);
+#if defined(_OPENMP)
+    // One thread and two threads give the same list, element for element.
+    const int saved = omp_get_max_threads();
+    std::vector<PotentialContact> one, two;
+    omp_set_num_threads(1);
+    collidePairs(s.model, s.state, pairs, NarrowPhaseSettings{}, one);
+    omp_set_num_threads(2);
+    collidePairs(s.model, s.state, pairs, NarrowPhaseSettings{}, two);
+    omp_set_num_threads(saved);
+    REQUIRE(one.size() == two.size());
+    bool identical = true;
+    for (size_t i = 0; i < one.size(); ++i) identical = identical && sameContact(one[i], two[i]);
+    CHECK(identical);
+    CHECK(pairs.size() >= 256);   // large enough to take the parallel path
+#endif
     // Sorted by (shapeA, shapeB, featureA, featureB): the ContactKey order of state.h.
     for (size_t i = 1; i < first.size(); ++i) {
         ContactKey a{(uint64_t(first[i - 1].shapeA) << 32) | uint64_t(first[i - 1].shapeB),

@@ -5,6 +5,10 @@
 
 #include "engine/collision/world_polytope.h"
 
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
 namespace cs {
 
 void collideSpheres(Vec3 centerA, Real radiusA, Vec3 centerB, Real radiusB,
@@ -62,7 +66,26 @@ void collideShapes(const Model& model, const State& state, int shapeA, int shape
 void collidePairs(const Model& model, const State& state, const std::vector<ShapePair>& pairs,
                   const NarrowPhaseSettings& settings, std::vector<PotentialContact>& out) {
     out.clear();
-    for (const ShapePair& p : pairs) collideShapes(model, state, p.shapeA, p.shapeB, settings, out);
+    const int n = (int)pairs.size();
+#if defined(_OPENMP)
+    // Threads take contiguous slices of the pair list and the slices are joined in order, so
+    // the output is the serial output whatever the thread count (no atomics, no reordering).
+    constexpr int kMinParallelPairs = 256;
+    const int threads = omp_get_max_threads();
+    if (n >= kMinParallelPairs && threads > 1) {
+        std::vector<std::vector<PotentialContact>> slices(threads);
+#pragma omp parallel num_threads(threads)
+        {
+            const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+            const int lo = int(int64_t(n) * t / nt), hi = int(int64_t(n) * (t + 1) / nt);
+            for (int i = lo; i < hi; ++i)
+                collideShapes(model, state, pairs[i].shapeA, pairs[i].shapeB, settings, slices[t]);
+        }
+        for (const auto& slice : slices) out.insert(out.end(), slice.begin(), slice.end());
+        return;
+    }
+#endif
+    for (int i = 0; i < n; ++i) collideShapes(model, state, pairs[i].shapeA, pairs[i].shapeB, settings, out);
 }
 
 }  // namespace cs

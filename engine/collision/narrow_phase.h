@@ -24,6 +24,7 @@
 //       gap <= margin and gap >= maxGap(v) - faceWindow, maxGap(v) the largest gap of v over all
 //         faces of the face's polytope (for a vertex inside the other body, the least
 //         penetrated faces only; for a vertex outside, faces whose plane is nearly the closest),
+//         and maxGap(v) <= margin (maxGap(v) is a lower bound of v's distance to that body),
 //       the vertex's projection is inside the face polygon widened by regionWidening (feasible),
 //       and min over the vertex's edges of eta . (w - v)/|w - v| >= -epsTheta (applicable).
 //   EdgeEdge (Edge, Edge): normal = +-(e_a x e_b)/|e_a x e_b|, the sign for which the normal lies in
@@ -49,6 +50,11 @@
 //
 // Output order: the contacts of one call are sorted by (featureA, featureB); callers that run
 // pairs in ShapePair order therefore get the whole list in ContactKey order (state.h).
+// collidePairs splits the pair list into contiguous slices over OpenMP threads and joins them
+// in order, so its output does not depend on the thread count.
+//
+// The tuning parameters (NarrowPhaseSettings) and the per-feature-pair tests are CS_HD code in
+// feature_pairs.h; the geometric primitives ([PEG] section 4) in feature_geometry.h.
 #pragma once
 
 #include <vector>
