@@ -170,6 +170,27 @@ TEST_CASE("distance: random polytopes, separated distance is certified and depth
             for (Vec3 v : a.vertices) CHECK(length(transformPoint(Xa, v) - wb) >= s - Real(1e-12));
         } else {
             ++overlapping;
+            // The depth equals the SAT over every face normal and every edge-pair cross product
+            // (no Gauss-map pruning), computed here from scratch.
+            std::vector<Vec3> va, vb, axes;
+            for (Vec3 v : a.vertices) va.push_back(transformPoint(Xa, v));
+            for (Vec3 v : b.vertices) vb.push_back(transformPoint(Xb, v));
+            for (const PolytopeFace& f : a.faces) axes.push_back(rotate(Xa.rot, f.normal));
+            for (const PolytopeFace& f : b.faces) axes.push_back(rotate(Xb.rot, f.normal));
+            for (const PolytopeEdge& ea : a.edges)
+                for (const PolytopeEdge& eb : b.edges) {
+                    Vec3 c = cross(va[ea.head] - va[ea.tail], vb[eb.head] - vb[eb.tail]);
+                    if (length(c) > Real(1e-9)) axes.push_back(normalize(c));
+                }
+            Real sat = -1e30;
+            for (Vec3 n : axes)
+                for (Vec3 m : {n, -n}) {
+                    Real minA = 1e30, maxB = -1e30;
+                    for (Vec3 v : va) minA = std::min(minA, dot(m, v));
+                    for (Vec3 v : vb) maxB = std::max(maxB, dot(m, v));
+                    sat = std::max(sat, minA - maxB);
+                }
+            CHECK(std::abs(sat - s) < Real(1e-12));
             // Moving A by depth + 1e-6 along the witness direction separates; by depth/2 it does not.
             Vec3 n = normalize(wa - wb);
             if (lengthSq(wa - wb) < Real(1e-24)) continue;

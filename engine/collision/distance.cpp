@@ -14,7 +14,8 @@ struct Witness {
 
 const Real kTie = Real(1e-12);
 
-// Largest separation over the SAT axes: face normals of both and every edge-pair cross product.
+// Largest separation over the SAT axes: face normals of both and the cross products of the edge
+// pairs that span a face of the Minkowski difference (the other edge pairs cannot do better).
 // sep(n) = min_A n.x - max_B n.x for n pointing from B to A.
 Real satMaxSeparation(const PolytopeView& A, const PolytopeView& B, Witness& w) {
     Real best = -kHuge;
@@ -48,11 +49,15 @@ Real satMaxSeparation(const PolytopeView& A, const PolytopeView& B, Witness& w) 
             w.a = w.b - g * A.faces[f].normal;
         }
     }
-    // Edge pairs: n = +-(e_a x e_b)/|e_a x e_b|, the better sign.
+    // Edge pairs spanning a Minkowski face: n = +-(e_a x e_b)/|e_a x e_b|, the better sign.
     for (int i = 0; i < A.edgeCount; ++i) {
-        const Vec3 pa = A.vertices[A.edges[i].tail], da = A.vertices[A.edges[i].head] - pa;
+        const PolytopeEdge& ea = A.edges[i];
+        const Vec3 pa = A.vertices[ea.tail], da = A.vertices[ea.head] - pa;
+        const Vec3 a0 = A.faces[ea.face[0]].normal, a1 = A.faces[ea.face[1]].normal;
         for (int j = 0; j < B.edgeCount; ++j) {
-            const Vec3 pb = B.vertices[B.edges[j].tail], db = B.vertices[B.edges[j].head] - pb;
+            const PolytopeEdge& eb = B.edges[j];
+            if (!isMinkowskiFace(a0, a1, -B.faces[eb.face[0]].normal, -B.faces[eb.face[1]].normal)) continue;
+            const Vec3 pb = B.vertices[eb.tail], db = B.vertices[eb.head] - pb;
             Vec3 c = cross(da, db);
             if (lengthSq(c) <= Real(1e-20) * lengthSq(da) * lengthSq(db)) continue;
             Vec3 n = normalize(c);

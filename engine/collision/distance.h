@@ -6,9 +6,9 @@
 // vertex-vertex) and edge-edge segment distances. The minimum distance of two convex polytopes
 // is attained by one of these feature pairs, so the minimum is exact, not an iteration.
 // Overlapping: minus the penetration depth, from the separating axis test over the face normals
-// of both and the cross products of every edge pair. Those axes contain every face normal of
-// the Minkowski difference, so the smallest overlap over them is the exact depth (the minimal
-// translation distance).
+// of both and the cross products of the edge pairs that span a face of the Minkowski difference
+// (Gauss-map arc test). Those axes are exactly the face normals of the Minkowski difference, so
+// the smallest overlap over them is the exact depth (the minimal translation distance).
 //
 // Witness points (optional): world points on A and B. Separated: the closest points, with
 // |witnessA - witnessB| = distance. Overlapping: points on the surfaces realizing the depth

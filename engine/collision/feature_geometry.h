@@ -221,6 +221,16 @@ CS_HD PolygonClosest pointPolytopeClosest(const PolytopeView& P, Vec3 p, Real& m
     return best;
 }
 
+// Whether edges e_a (faces with normals a, b) and e_b (normals c', d') span a face of the
+// Minkowski difference A - B: their arcs on the Gauss map, (a, b) and (c, d) = (-c', -d'),
+// intersect (Gregorius, "The separating axis test between convex polyhedra", GDC 2013).
+// Only such pairs can give a separating axis that the face normals do not already give.
+CS_HD bool isMinkowskiFace(Vec3 a, Vec3 b, Vec3 c, Vec3 d) {
+    const Vec3 bxa = cross(b, a), dxc = cross(d, c);
+    const Real cba = dot(c, bxa), dba = dot(d, bxa), adc = dot(a, dxc), bdc = dot(b, dxc);
+    return cba * dba < Real(0) && adc * bdc < Real(0) && cba * bdc > Real(0);
+}
+
 // Separation of the two polytopes along unit axis n (pointing from B to A):
 // min_A n.x - max_B n.x. Positive: a separating axis with that clearance.
 CS_HD Real axisSeparation(const PolytopeView& A, const PolytopeView& B, Vec3 n) {
