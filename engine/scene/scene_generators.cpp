@@ -195,8 +195,10 @@ void cardHouse(JsonObject& obj, Placer& out, const std::string& name) {
             ShapeDesc sh;
             sh.polytope = makeBox({hf, w, t});
             flat.shapes = {sh};
-            out.add(flat, name + "_" + std::to_string(index++), at({0, 0, za + t + g}));
-            zb = za + 2 * t + 2 * g;
+            // The outer top edges of the leaning cards are 2 t sin(theta) above the apex line.
+            Real bottom = za + 2 * t * s + g;
+            out.add(flat, name + "_" + std::to_string(index++), at({0, 0, bottom + t}));
+            zb = bottom + 2 * t;
         }
     }
 }

@@ -1,0 +1,142 @@
+// The sandbox command line, run as a separate process (CS_SANDBOX_EXE): bad input exits with
+// status 2 and one line; `list` and `run --json` work, and the JSON carries every required key
+// with values checked against closed forms (free fall before the box reaches the ground).
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+struct Result {
+    int status = -1;
+    std::string out;
+};
+
+// Runs `sandbox ARGS`; `merge` folds stderr into the captured output.
+Result sandbox(const std::string& args, bool merge = true) {
+    std::string cmd = std::string("'") + CS_SANDBOX_EXE + "' " + args + (merge ? " 2>&1" : " 2>/dev/null");
+    Result r;
+    FILE* p = popen(cmd.c_str(), "r");
+    REQUIRE(p != nullptr);
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+    int st = pclose(p);
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return r;
+}
+
+int lineCount(const std::string& s) {
+    int n = 0;
+    for (char c : s) n += c == '\n';
+    return n + (!s.empty() && s.back() != '\n');
+}
+
+std::string tempPath(const std::string& name) {
+    return (std::filesystem::temp_directory_path() / ("cs_test_cli_" + std::to_string(getpid()) + "_" + name)).string();
+}
+
+struct TempFile {
+    std::string path;
+    TempFile(const std::string& name, const std::string& text) : path(tempPath(name)) { std::ofstream(path) << text; }
+    ~TempFile() { std::remove(path.c_str()); }
+};
+
+void checkUsageError(const std::string& args, const std::string& mention) {
+    CAPTURE(args);
+    Result r = sandbox(args);
+    CAPTURE(r.out);
+    CHECK(r.status == 2);
+    CHECK(lineCount(r.out) == 1);
+    CHECK(r.out.find(mention) != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("cli: bad input exits with status 2 and one line") {
+    checkUsageError("run no_such_scene --steps 1", "unknown scene \"no_such_scene\"");
+    checkUsageError("run box_on_plane --bogus 3", "unknown option --bogus");
+    checkUsageError("run box_on_plane --dt -0.01", "--dt");
+    checkUsageError("run box_on_plane --dt abc", "bad value \"abc\" for --dt");
+    checkUsageError("run box_on_plane --steps 0", "--steps");
+    checkUsageError("run box_on_plane --solver magic", "jacobi, gs, pcg or pcr");
+    checkUsageError("run box_on_plane --steps 2 --seconds 1", "not both");
+    checkUsageError("run", "missing scene");
+
+    TempFile malformed("malformed.json", "{\n  \"bodies\": [\n    {\"name\": \"b\",, }\n  ]\n}\n");
+    checkUsageError("run '" + malformed.path + "' --steps 1", malformed.path + ":3:");
+    TempFile missingObj("missing_obj.json",
+                        R"({"bodies": [{"shape": {"type": "obj", "path": "gone.obj"}}]})");
+    checkUsageError("run '" + missingObj.path + "' --steps 1", "OBJ file not found");
+    TempFile zeroMass("zero_mass.json",
+                      R"({"bodies": [{"shape": {"type": "box", "half_extents": [1, 1, 1]}, "mass": -1}]})");
+    checkUsageError("run '" + zeroMass.path + "' --steps 1", "/bodies/0/mass");
+}
+
+TEST_CASE("cli: list names the library with descriptions") {
+    Result r = sandbox("list");
+    CHECK(r.status == 0);
+    for (const char* name : {"box_on_plane", "friction_ramp", "pyramid", "heavy_stack", "arch", "card_house",
+                             "pour3d", "sm_trap", "table_pile"})
+        CHECK_MESSAGE(r.out.find(std::string(name) + " ") != std::string::npos, name);
+    CHECK(r.out.find("does not load") == std::string::npos);
+}
+
+TEST_CASE("cli: run --json prints one object with every required key") {
+    std::string trace = tempPath("trace.csv"), state = tempPath("state.json");
+    Result r = sandbox("run box_on_plane --steps 5 --json --trace '" + trace + "' --state-out '" + state + "'", false);
+    REQUIRE(r.status == 0);
+    CAPTURE(r.out);
+    CHECK(lineCount(r.out) == 1);
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    for (const char* key : {"scene", "contact", "solver", "ncp", "backend", "precision", "dt", "steps", "bodies",
+                            "contacts", "wall_ms_per_step", "newton_iters_mean", "linear_iters_mean",
+                            "residual_final", "max_penetration_m", "overlap_volume_m3", "kinetic_energy_final_j",
+                            "nan", "failed_steps", "profile_ms"})
+        CHECK_MESSAGE(j.contains(key), key);
+    for (const char* key : {"mean", "max"}) CHECK(j["contacts"].contains(key));
+    for (const char* key : {"mean", "median", "p95"}) CHECK(j["wall_ms_per_step"].contains(key));
+    for (const char* key : {"mean", "max"}) CHECK(j["residual_final"].contains(key));
+    for (const char* key : {"final", "max"}) CHECK(j["overlap_volume_m3"].contains(key));
+    CHECK(j["scene"] == "box_on_plane");
+    CHECK(j["steps"] == 5);
+    CHECK(j["bodies"] == 2);
+    CHECK(j["backend"] == "cpu");
+    CHECK(j["nan"] == false);
+    // The cube starts 0.1 m above the ground and falls 0.5 g (5 h)^2 = 8.5 mm in 5 steps: free
+    // fall, so v = 5 g h exactly (semi-implicit Euler) and KE = m v^2 / 2 with m = 1000 kg.
+    double h = j["dt"].get<double>(), v = 5 * 9.81 * h;
+    CHECK(j["kinetic_energy_final_j"].get<double>() == doctest::Approx(0.5 * 1000 * v * v).epsilon(1e-9));
+    CHECK(j["max_penetration_m"].get<double>() == 0);
+
+    std::ifstream csv(trace);
+    std::string line;
+    int lines = 0;
+    while (std::getline(csv, line)) ++lines;
+    CHECK(lines == 6);   // header + 5 steps
+    nlohmann::json s = nlohmann::json::parse(std::ifstream(state));
+    CHECK(s["bodies"].size() == 2);
+    CHECK(s["time"].get<double>() == doctest::Approx(5 * h));
+    std::remove(trace.c_str());
+    std::remove(state.c_str());
+}
+
+TEST_CASE("cli: overrides reach the world and cuda falls back to cpu in one line") {
+    Result r = sandbox("run box_on_plane --steps 2 --dt 0.01 --contact peg --solver gs --ncp min --json", false);
+    REQUIRE(r.status == 0);
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    CHECK(j["dt"].get<double>() == doctest::Approx(0.01));
+    CHECK(j["contact"] == "peg");
+    CHECK(j["solver"] == "gs");
+    CHECK(j["ncp"] == "min");
+    Result c = sandbox("run box_on_plane --steps 1 --backend cuda --json");
+    CHECK(c.status == 0);
+    CHECK(c.out.find("running on cpu") != std::string::npos);
+}
