@@ -1,0 +1,212 @@
+// One frame of the sandbox: stepping, the viewports, the debug layers, the UI, screenshots and
+// recording; see sandbox_app.h.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+
+#include <glad/gl.h>
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <imgui_impl_glfw.h>
+#include <imgui_impl_opengl3.h>
+
+#include "app/gui/sandbox_app.h"
+
+namespace cs {
+
+bool SandboxApp::init(GlContext* gl, std::string* error) {
+    gl_ = gl;
+    if (!sceneRenderer_.init(error) || !debugRenderer_.init(error)) return false;
+    sceneRenderer_.shadows = view.shadows = options_.shadows;
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;   // no imgui.ini in the user's directory
+    ImGui::StyleColorsDark();
+    ImGuiStyle& style = ImGui::GetStyle();
+    style.WindowRounding = 4;
+    style.FrameRounding = 3;
+    style.GrabRounding = 3;
+    if (gl->window() && !ImGui_ImplGlfw_InitForOpenGL(gl->window(), true)) {
+        *error = "ImGui GLFW backend failed to start";
+        return false;
+    }
+    if (!ImGui_ImplOpenGL3_Init("#version 330 core")) {
+        *error = "ImGui OpenGL 3 backend failed to start";
+        return false;
+    }
+    sceneList_ = listScenes();
+    return true;
+}
+
+void SandboxApp::shutdown() {
+    std::string message;
+    if (video_.isOpen()) {
+        video_.close(&message);
+        std::printf("%s\n", message.c_str());
+    }
+    if (!ImGui::GetCurrentContext()) return;
+    ImGui_ImplOpenGL3_Shutdown();
+    if (gl_ && gl_->window()) ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext();
+    sceneRenderer_.shutdown();
+    debugRenderer_.shutdown();
+}
+
+void SandboxApp::layoutViewports() {
+    gl_->framebufferSize(fbWidth_, fbHeight_);
+    int x0 = view.settingsPanel ? int(panelWidth_) : 0;
+    // The comparison table sits under the viewports.
+    int y0 = copyCount() > 1 ? 34 + 21 * copyCount() : 0;
+    int w = std::max(1, fbWidth_ - x0), h = std::max(1, fbHeight_ - y0);
+    viewports_.clear();
+    int n = std::max(1, copyCount());
+    int cols = n == 4 ? 2 : n, rows = n == 4 ? 2 : 1;
+    for (int i = 0; i < n; ++i) {
+        int c = i % cols, r = i / cols;
+        Viewport v;
+        v.x = x0 + c * w / cols;
+        v.width = (c + 1) * w / cols - c * w / cols;
+        v.height = (r + 1) * h / rows - r * h / rows;
+        v.y = y0 + h - (r + 1) * h / rows;
+        viewports_.push_back(v);
+    }
+}
+
+void SandboxApp::advance(double wallDt) {
+    if (copies_.empty()) return;
+    sceneCheckClock_ += wallDt;
+    if (sceneCheckClock_ > 0.5 && !replaying_) {
+        sceneCheckClock_ = 0;
+        checkSceneFileChanged();
+    }
+    const double dt = copies_[0]->world.settings.dt;
+    int steps = 0;
+    if (stepOnce) {
+        steps = 1;
+        stepOnce = false;
+    } else if (!paused) {
+        // Fixed stepping advances one video frame of simulated time per rendered frame, so tests
+        // and recordings are reproducible and videos play in real time.
+        bool fixed = options_.fixedStep || video_.isOpen();
+        accumulator_ += (fixed ? 1.0 / options_.fps : std::min(wallDt, 0.1)) * speed;
+        steps = int(std::floor(accumulator_ / dt + 1e-9));
+        accumulator_ -= steps * dt;
+        if (!fixed && steps > 8) {   // slower than real time: slow motion rather than a spiral
+            steps = 8;
+            accumulator_ = 0;
+        }
+    }
+    for (int i = 0; i < steps; ++i) {
+        if (dragging()) {
+            dragTrail_.push_back({double(copies_[0]->world.state().time), dragTarget_});
+            if (dragTrail_.size() > 64) dragTrail_.erase(dragTrail_.begin());
+        }
+        stepCopies();
+    }
+    int follow = camera.followBody;
+    if (follow >= 0 && follow < copies_[0]->world.model().bodyCount()) {
+        Vec3 p = copies_[0]->world.state().pos[follow];
+        glm::vec3 target(float(p.x), float(p.y), float(p.z));
+        camera.target += (target - camera.target) * 0.2f;
+    }
+}
+
+void SandboxApp::render(double wallDt) {
+    auto t0 = std::chrono::steady_clock::now();
+    layoutViewports();
+    gl_->bindDrawTarget();
+    glViewport(0, 0, fbWidth_, fbHeight_);
+
+    // The UI frame starts first so the debug texts can go to its background draw list.
+    ImGuiIO& io = ImGui::GetIO();
+    ImGui_ImplOpenGL3_NewFrame();
+    if (gl_->window()) {
+        ImGui_ImplGlfw_NewFrame();
+    } else {
+        io.DisplaySize = ImVec2(float(fbWidth_), float(fbHeight_));
+        io.DeltaTime = float(std::max(wallDt, 1e-4));
+        io.MousePos = ImVec2(float(mouseX_), float(mouseY_));
+    }
+    ImGui::NewFrame();
+
+    for (int i = 0; i < copyCount() && i < (int)viewports_.size(); ++i) {
+        const Viewport& vp = viewports_[i];
+        const World& world = copies_[i]->world;
+        if (copyCount() > 1 || !view.shadows) sceneRenderer_.gatherInstances(world, selectedBody);
+        sceneRenderer_.render(camera, vp, i);
+        debugRenderer_.clear();
+        DebugDraw dd = debugRenderer_.makeDebugDraw(view.draw);
+        world.draw(dd);
+        // The app's own layer: the drag target the cursor holds, and the followed body.
+        if (dragging() && view.draw.dragSpring) debugRenderer_.point(dragTarget_, 9.f, Color{1, 1, 1, 1});
+        debugRenderer_.render(camera, vp);
+        debugRenderer_.renderTexts(ImGui::GetBackgroundDrawList(), camera, vp, fbHeight_);
+    }
+    // Outside the viewports (under the panel and the table): cleared last, see SceneRenderer.
+    glEnable(GL_SCISSOR_TEST);
+    glClearColor(0.17f, 0.18f, 0.20f, 1.f);
+    int x0 = viewports_.empty() ? 0 : viewports_[0].x, y0 = copyCount() > 1 ? 34 + 21 * copyCount() : 0;
+    if (x0 > 0) {
+        glScissor(0, 0, x0, fbHeight_);
+        glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    }
+    if (y0 > 0) {
+        glScissor(x0, 0, fbWidth_ - x0, y0);
+        glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    }
+    glDisable(GL_SCISSOR_TEST);
+    glViewport(0, 0, fbWidth_, fbHeight_);
+
+    drawPanels();
+    drawHud();
+    logSettingsChanges();
+    ImGui::Render();
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+
+    if (!pendingScreenshot_.empty()) {
+        std::vector<uint8_t> rgb;
+        readbackFrame(rgb);
+        std::string error;
+        int w = fbWidth_ & ~1, h = fbHeight_ & ~1;
+        if (writePng(pendingScreenshot_, w, h, rgb, &error)) status = "wrote " + pendingScreenshot_;
+        else status = error;
+        std::printf("screenshot: %s\n", status.c_str());
+        std::fflush(stdout);
+        pendingScreenshot_.clear();
+    }
+    if (video_.isOpen()) {
+        std::vector<uint8_t> rgb;
+        readbackFrame(rgb);
+        video_.push(std::move(rgb));
+    }
+    lastFrameMs_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void SandboxApp::readbackFrame(std::vector<uint8_t>& rgb) {
+    // libx264 with yuv420p needs even sizes: the last odd row or column is left out.
+    gl_->bindDrawTarget();
+    readPixelsRgb(fbWidth_ & ~1, fbHeight_ & ~1, rgb);
+}
+
+bool SandboxApp::screenshot(const std::string& path, std::string* error) {
+    pendingScreenshot_ = path;
+    return true;
+}
+
+bool SandboxApp::toggleRecording(std::string* message) {
+    if (video_.isOpen()) {
+        video_.close(message);
+        return true;
+    }
+    char name[64];
+    std::time_t now = std::time(nullptr);
+    std::strftime(name, sizeof name, "sandbox_%Y%m%d_%H%M%S.mp4", std::localtime(&now));
+    int w = 0, h = 0;
+    gl_->framebufferSize(w, h);
+    return video_.open(name, w & ~1, h & ~1, options_.fps, false, message);
+}
+
+}  // namespace cs

@@ -1,0 +1,134 @@
+// runGui: the interactive sandbox's window loop (`sandbox`, `sandbox gui [SCENE]`).
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+
+#include "app/gui/gui.h"
+#include "app/gui/gui_script.h"
+#include "app/gui/sandbox_app.h"
+
+namespace cs {
+
+// The scene `make run` and a bare `sandbox` open.
+std::string defaultSceneName() {
+    std::vector<std::string> names = listScenes();
+    for (const char* preferred : {"default", "pyramid", "box_stack"})
+        for (const std::string& n : names)
+            if (n == preferred) return n;
+    return names.empty() ? "" : names.front();
+}
+
+namespace {
+
+SandboxApp* appOf(GLFWwindow* w) { return static_cast<SandboxApp*>(glfwGetWindowUserPointer(w)); }
+
+void onCursor(GLFWwindow* w, double x, double y) {
+    // Cursor positions in framebuffer pixels (they differ from window units on HiDPI screens).
+    int ww, wh, fw, fh;
+    glfwGetWindowSize(w, &ww, &wh);
+    glfwGetFramebufferSize(w, &fw, &fh);
+    appOf(w)->cursorMoved(x * fw / std::max(ww, 1), y * fh / std::max(wh, 1));
+}
+void onButton(GLFWwindow* w, int button, int action, int mods) {
+    if (action == GLFW_PRESS || action == GLFW_RELEASE)
+        appOf(w)->mouseButton(button, action == GLFW_PRESS, (mods & GLFW_MOD_SHIFT) != 0);
+}
+void onScroll(GLFWwindow* w, double, double dy) { appOf(w)->scrolled(dy); }
+void onKey(GLFWwindow* w, int key, int, int action, int mods) {
+    if (action == GLFW_PRESS || action == GLFW_REPEAT) appOf(w)->keyPressed(key, mods);
+}
+
+}  // namespace
+
+int runGui(int argc, char** argv) {
+    GuiOptions options;
+    std::string error;
+    if (!parseGuiOptions(argc, argv, false, options, &error)) {
+        std::fprintf(stderr, "sandbox gui: %s\n%s", error.c_str(), guiUsage());
+        return 2;
+    }
+    if (options.help) {
+        std::printf("%s", guiUsage());
+        return 0;
+    }
+    GuiScript script;
+    if (!options.script.empty()) {
+        if (!script.load(options.script, &error)) {
+            std::fprintf(stderr, "sandbox gui: %s\n", error.c_str());
+            return 2;
+        }
+        options.fixedStep = true;
+    }
+    if (options.scene.empty() && options.replay.empty()) options.scene = defaultSceneName();
+
+    GlContext gl;
+    bool opened = options.headless ? gl.openHeadless(options.width, options.height, &error)
+                                   : gl.openWindow(options.width, options.height, "Contact Sandbox", &error);
+    if (!opened) {
+        std::fprintf(stderr, "sandbox gui: %s\n", error.c_str());
+        return 1;
+    }
+    std::printf("sandbox gui: %s\n", gl.rendererName().c_str());
+
+    SandboxApp app(options);
+    app.scriptedInput = !options.script.empty();
+    if (GLFWwindow* w = gl.window()) {
+        // Installed before ImGui's backend, which chains to them.
+        glfwSetWindowUserPointer(w, &app);
+        glfwSetCursorPosCallback(w, onCursor);
+        glfwSetMouseButtonCallback(w, onButton);
+        glfwSetScrollCallback(w, onScroll);
+        glfwSetKeyCallback(w, onKey);
+    }
+    if (!app.init(&gl, &error)) {
+        std::fprintf(stderr, "sandbox gui: %s\n", error.c_str());
+        return 1;
+    }
+    bool ok = options.replay.empty() ? app.loadScene(options.scene, &error) : app.startReplay(options.replay, &error);
+    if (!ok) {
+        std::fprintf(stderr, "sandbox gui: %s\n", error.c_str());
+        app.shutdown();
+        return 1;
+    }
+    if (options.replay.empty()) app.setCopies(options.compare);
+
+    auto start = std::chrono::steady_clock::now(), last = start;
+    int frame = 0;
+    double fpsClock = 0;
+    int fpsFrames = 0;
+    while (!gl.shouldClose() && !app.quitRequested) {
+        if (gl.window()) glfwPollEvents();
+        auto now = std::chrono::steady_clock::now();
+        double wallDt = std::chrono::duration<double>(now - last).count();
+        last = now;
+        fpsClock += wallDt;
+        ++fpsFrames;
+        if (fpsClock > 0.5) {
+            app.fps = fpsFrames / fpsClock;
+            fpsClock = 0;
+            fpsFrames = 0;
+        }
+        if (!options.script.empty()) script.run(frame, app);
+        bool lastFrame = options.frames > 0 && frame + 1 >= options.frames;
+        if (lastFrame && !options.screenshot.empty()) app.screenshot(options.screenshot, &error);
+        app.advance(wallDt);
+        app.render(wallDt);
+        gl.swap();
+        ++frame;
+        if (lastFrame) break;
+    }
+    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::printf("sandbox gui: %d frames in %.2f s (%.1f fps), %d copies, %d bodies\n", frame, wall,
+                frame / std::max(wall, 1e-9), app.copyCount(), app.copyCount() ? app.copy(0).world.model().bodyCount() : 0);
+    if (!options.sessionOut.empty()) {
+        if (app.saveSession(options.sessionOut, &error)) std::printf("sandbox gui: session written to %s\n", options.sessionOut.c_str());
+        else std::fprintf(stderr, "sandbox gui: %s\n", error.c_str());
+    }
+    app.shutdown();
+    return 0;
+}
+
+}  // namespace cs

@@ -1,0 +1,185 @@
+// Command-line parsing for `sandbox gui` and `sandbox record`; see gui_options.h.
+#include "app/gui/gui_options.h"
+
+#include <cstdlib>
+#include <sstream>
+
+#include "engine/scene/scene_loader.h"
+
+namespace cs {
+
+std::string CopySpec::label() const {
+    return std::string(contactModelName(model)) + "/" + solverTypeName(solver);
+}
+
+void SettingOverrides::apply(WorldSettings& s) const {
+    if (model) s.solver.contactModel = *model;
+    if (ncp) s.solver.ncp = *ncp;
+    if (solver) s.solver.linearSolver = *solver;
+    if (newton) s.solver.newtonIterations = *newton;
+    if (linear) s.solver.linearIterations = *linear;
+    if (substeps) s.substeps = *substeps;
+    if (dt) s.dt = *dt;
+    if (friction) s.frictionScale = *friction;
+    if (gravity) s.gravity = *gravity;
+}
+
+bool parseCompareList(const std::string& text, std::vector<CopySpec>& out, std::string* error) {
+    out.clear();
+    std::stringstream list(text);
+    std::string item;
+    while (std::getline(list, item, ',')) {
+        if (item.empty()) continue;
+        CopySpec spec;
+        size_t slash = item.find('/');
+        std::string model = item.substr(0, slash);
+        if (!parseContactModelName(model, spec.model)) {
+            *error = "--compare: unknown contact model '" + model + "' (standard, peg, plus, compliant)";
+            return false;
+        }
+        if (slash != std::string::npos) {
+            std::string solver = item.substr(slash + 1);
+            if (!parseSolverTypeName(solver, spec.solver)) {
+                *error = "--compare: unknown linear solver '" + solver + "' (jacobi, gs, pcg, pcr)";
+                return false;
+            }
+        }
+        out.push_back(spec);
+    }
+    if (out.empty() || out.size() > 4) {
+        *error = "--compare takes 1 to 4 copies, e.g. 'standard/pcr,standard/jacobi'";
+        return false;
+    }
+    return true;
+}
+
+namespace {
+
+bool parseNumber(const char* s, double& v) {
+    char* end = nullptr;
+    v = std::strtod(s, &end);
+    return end != s && *end == 0;
+}
+
+bool parseInt(const char* s, int& v) {
+    char* end = nullptr;
+    long l = std::strtol(s, &end, 10);
+    v = int(l);
+    return end != s && *end == 0;
+}
+
+}  // namespace
+
+bool parseGuiOptions(int argc, char** argv, bool record, GuiOptions& o, std::string* error) {
+    auto need = [&](int& i, const std::string& name) -> const char* {
+        if (i + 1 >= argc) {
+            *error = name + " needs a value";
+            return nullptr;
+        }
+        return argv[++i];
+    };
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        const char* v = nullptr;
+        double d = 0;
+        int n = 0;
+        auto bad = [&](const char* what) {
+            *error = a + ": " + what + " expected, got '" + (v ? v : "") + "'";
+            return false;
+        };
+        if (a == "-h" || a == "--help") {
+            o.help = true;
+        } else if (a == "--size") {
+            if (!(v = need(i, a))) return false;
+            if (std::sscanf(v, "%dx%d", &o.width, &o.height) != 2 || o.width < 64 || o.height < 64 ||
+                o.width > 7680 || o.height > 4320)
+                return bad("WxH (64..7680 x 64..4320)");
+        } else if (a == "--compare") {
+            if (!(v = need(i, a))) return false;
+            if (!parseCompareList(v, o.compare, error)) return false;
+        } else if (a == "--model") {
+            if (!(v = need(i, a))) return false;
+            ContactModelType t;
+            if (!parseContactModelName(v, t)) return bad("standard, peg, plus or compliant");
+            o.overrides.model = t;
+        } else if (a == "--ncp") {
+            if (!(v = need(i, a))) return false;
+            NcpFunction f;
+            if (!parseNcpFunctionName(v, f)) return bad("fb or min");
+            o.overrides.ncp = f;
+        } else if (a == "--solver") {
+            if (!(v = need(i, a))) return false;
+            LinearSolverType t;
+            if (!parseSolverTypeName(v, t)) return bad("jacobi, gs, pcg or pcr");
+            o.overrides.solver = t;
+        } else if (a == "--newton" || a == "--linear" || a == "--substeps" || a == "--frames" || a == "--fps") {
+            if (!(v = need(i, a))) return false;
+            if (!parseInt(v, n) || n < (a == "--frames" ? 0 : 1)) return bad("a positive integer");
+            if (a == "--newton") o.overrides.newton = n;
+            else if (a == "--linear") o.overrides.linear = n;
+            else if (a == "--substeps") o.overrides.substeps = n;
+            else if (a == "--frames") o.frames = n;
+            else o.fps = std::min(n, 240);
+        } else if (a == "--dt" || a == "--friction" || a == "--seconds") {
+            if (!(v = need(i, a))) return false;
+            if (!parseNumber(v, d) || d < 0 || (a == "--dt" && (d <= 0 || d > 0.1))) return bad("a non-negative number");
+            if (a == "--dt") o.overrides.dt = Real(d);
+            else if (a == "--friction") o.overrides.friction = Real(d);
+            else o.seconds = d;
+        } else if (a == "--gravity") {
+            if (!(v = need(i, a))) return false;
+            double x, y, z;
+            if (std::sscanf(v, "%lf,%lf,%lf", &x, &y, &z) == 3) o.overrides.gravity = Vec3{Real(x), Real(y), Real(z)};
+            else if (parseNumber(v, z)) o.overrides.gravity = Vec3{0, 0, Real(z)};
+            else return bad("gz or gx,gy,gz");
+        } else if (a == "--out" && record) {
+            if (!(v = need(i, a))) return false;
+            o.out = v;
+        } else if (a == "--headless") {
+            o.headless = true;
+        } else if (a == "--no-shadows") {
+            o.shadows = false;
+        } else if (a == "--fixed-step") {
+            o.fixedStep = true;
+        } else if (a == "--script" || a == "--screenshot" || a == "--replay" || a == "--session-out") {
+            if (!(v = need(i, a))) return false;
+            if (a == "--script") o.script = v;
+            else if (a == "--screenshot") o.screenshot = v;
+            else if (a == "--replay") o.replay = v;
+            else o.sessionOut = v;
+        } else if (!a.empty() && a[0] == '-') {
+            *error = "unknown option " + a + " (see --help)";
+            return false;
+        } else if (o.scene.empty()) {
+            o.scene = a;
+        } else {
+            *error = "more than one scene given ('" + o.scene + "', '" + a + "')";
+            return false;
+        }
+    }
+    if (record && o.out.empty() && !o.help) {
+        *error = "record needs --out FILE.mp4";
+        return false;
+    }
+    return true;
+}
+
+const char* guiUsage() {
+    return "usage: sandbox gui [SCENE] [options]\n"
+           "  --compare 'standard/pcr,standard/jacobi'  2 to 4 copies side by side\n"
+           "  --model M --ncp fb|min --solver S --newton N --linear N --dt S --substeps N\n"
+           "  --friction X --gravity gz|gx,gy,gz        settings over the scene's own\n"
+           "  --size WxH (default 1280x720)  --no-shadows\n"
+           "  --replay FILE       replay a recorded session (settings above override its solver)\n"
+           "  --session-out FILE  record this session's inputs to FILE on exit\n"
+           "  --script FILE --frames N --screenshot FILE --headless --fixed-step   (tests)\n";
+}
+
+const char* recordUsage() {
+    return "usage: sandbox record SCENE --out FILE.mp4 [--seconds S] [--size WxH] [--fps F]\n"
+           "       [--compare 'standard/pcr,standard/jacobi'] [--replay SESSION] [settings as for run]\n"
+           "  renders offscreen (EGL surfaceless, no X server) through ffmpeg/libx264;\n"
+           "  without ffmpeg it writes PNG frames next to FILE instead.\n";
+}
+
+}  // namespace cs

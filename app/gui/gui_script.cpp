@@ -1,0 +1,153 @@
+// Scripted GUI input; see gui_script.h.
+#include "app/gui/gui_script.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+
+#include "app/gui/sandbox_app.h"
+
+namespace cs {
+
+namespace {
+
+const char* kVerbs[] = {"cursor", "move", "aim", "press", "release", "key", "show", "camera", "report", "screenshot", "quit"};
+
+bool* layerFlag(SandboxApp& app, const std::string& name) {
+    DebugDrawFlags& f = app.view.draw;
+    if (name == "contacts") return &f.contactPoints;
+    if (name == "normals") return &f.contactNormals;
+    if (name == "cones") return &f.frictionCones;
+    if (name == "forces") return &f.contactForces;
+    if (name == "penetration") return &f.penetration;
+    if (name == "aabbs") return &f.aabbs;
+    if (name == "frames") return &f.bodyFrames;
+    if (name == "joints") return &f.jointFrames;
+    if (name == "legend") return &app.view.legend;
+    if (name == "plots") return &app.view.plots;
+    if (name == "help") return &app.view.help;
+    if (name == "shadows") return &app.view.shadows;
+    return nullptr;
+}
+
+int keyCode(const std::string& k) {
+    if (k == "space") return GLFW_KEY_SPACE;
+    if (k == "right") return GLFW_KEY_RIGHT;
+    if (k == "plus") return GLFW_KEY_EQUAL;
+    if (k == "minus") return GLFW_KEY_MINUS;
+    if (k.size() == 1 && k[0] >= 'a' && k[0] <= 'z') return GLFW_KEY_A + (k[0] - 'a');
+    return -1;
+}
+
+}  // namespace
+
+bool GuiScript::load(const std::string& path, std::string* error) {
+    std::ifstream f(path);
+    if (!f) {
+        *error = "cannot open script " + path;
+        return false;
+    }
+    std::string text;
+    int lineNo = 0;
+    while (std::getline(f, text)) {
+        ++lineNo;
+        size_t hash = text.find('#');
+        if (hash != std::string::npos) text.resize(hash);
+        std::istringstream in(text);
+        ScriptCommand c;
+        c.line = lineNo;
+        if (!(in >> c.frame)) {
+            std::string rest;
+            if (std::istringstream(text) >> rest) {
+                *error = path + ":" + std::to_string(lineNo) + ": expected 'FRAME COMMAND ...'";
+                return false;
+            }
+            continue;
+        }
+        if (!(in >> c.verb)) {
+            *error = path + ":" + std::to_string(lineNo) + ": missing command";
+            return false;
+        }
+        bool known = false;
+        for (const char* v : kVerbs) known |= c.verb == v;
+        if (!known) {
+            *error = path + ":" + std::to_string(lineNo) + ": unknown command '" + c.verb + "'";
+            return false;
+        }
+        std::string a;
+        while (in >> a) c.args.push_back(a);
+        commands_.push_back(c);
+    }
+    std::stable_sort(commands_.begin(), commands_.end(),
+                     [](const ScriptCommand& a, const ScriptCommand& b) { return a.frame < b.frame; });
+    return true;
+}
+
+bool GuiScript::done(int frame) const { return next_ >= commands_.size() && frame >= moveTo_; }
+
+void GuiScript::run(int frame, SandboxApp& app) {
+    if (frame > moveFrom_ && frame <= moveTo_) {
+        double t = double(frame - moveFrom_) / double(moveTo_ - moveFrom_);
+        curX_ = fromX_ + (toX_ - fromX_) * t;
+        curY_ = fromY_ + (toY_ - fromY_) * t;
+        app.cursorMoved(curX_, curY_);
+    }
+    while (next_ < commands_.size() && commands_[next_].frame <= frame) {
+        const ScriptCommand& c = commands_[next_++];
+        auto num = [&](size_t i, double fallback) { return i < c.args.size() ? std::atof(c.args[i].c_str()) : fallback; };
+        if (c.verb == "cursor") {
+            curX_ = num(0, 0);
+            curY_ = num(1, 0);
+            app.cursorMoved(curX_, curY_);
+        } else if (c.verb == "move") {
+            fromX_ = curX_;
+            fromY_ = curY_;
+            toX_ = num(0, curX_);
+            toY_ = num(1, curY_);
+            moveFrom_ = frame;
+            moveTo_ = frame + std::max(1, int(num(2, 1)));
+        } else if (c.verb == "aim") {
+            glm::vec2 px;
+            int body = -1;
+            std::string which = c.args.empty() ? "auto" : c.args[0];
+            if (app.aimAt(which, px, body)) {
+                curX_ = px.x + num(1, 0);
+                curY_ = px.y + num(2, 0);
+                app.cursorMoved(curX_, curY_);
+                std::printf("aim: body %d at pixel %.1f %.1f\n", body, curX_, curY_);
+            } else {
+                std::printf("aim: no visible body for '%s'\n", which.c_str());
+            }
+        } else if (c.verb == "press" || c.verb == "release") {
+            int button = !c.args.empty() && c.args[0] == "right" ? GLFW_MOUSE_BUTTON_RIGHT : GLFW_MOUSE_BUTTON_LEFT;
+            bool shift = c.args.size() > 1 && c.args[1] == "shift";
+            app.mouseButton(button, c.verb == "press", shift);
+        } else if (c.verb == "key") {
+            int k = keyCode(c.args.empty() ? "" : c.args[0]);
+            if (k >= 0) app.keyPressed(k, 0);
+        } else if (c.verb == "show") {
+            bool* flag = layerFlag(app, c.args.empty() ? "" : c.args[0]);
+            if (flag) *flag = c.args.size() < 2 || c.args[1] != "off";
+        } else if (c.verb == "camera") {
+            app.camera.yaw = glm::radians(float(num(0, -60)));
+            app.camera.pitch = glm::radians(float(num(1, 25)));
+            app.camera.distance = float(num(2, 8));
+            if (c.args.size() >= 6) app.camera.target = glm::vec3(num(3, 0), num(4, 0), num(5, 0));
+        } else if (c.verb == "report") {
+            app.printDragReport(frame);
+        } else if (c.verb == "screenshot") {
+            std::string error;
+            app.screenshot(c.args.empty() ? "screenshot.png" : c.args[0], &error);
+        } else if (c.verb == "quit") {
+            app.quitRequested = true;
+        }
+    }
+    std::fflush(stdout);
+}
+
+}  // namespace cs

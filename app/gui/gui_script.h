@@ -1,0 +1,48 @@
+// Scripted input for reproducible GUI tests and screenshots (`sandbox gui --script FILE`).
+//
+// One command per line, "FRAME COMMAND ARGS", run before frame FRAME is stepped and drawn;
+// '#' starts a comment. Pixels are window coordinates from the top-left.
+//   cursor X Y            put the cursor at (X, Y)
+//   move X Y N            move the cursor to (X, Y) over N frames
+//   aim auto|BODY [DX DY] put the cursor over a body's centre (auto: the highest dynamic body
+//                         whose centre is visible in the first viewport), offset by (DX, DY)
+//   press left|right [shift]   /   release left|right
+//   key NAME              space, right, r, b, n, f, c, plus, minus, g, h
+//   show LAYER on|off     contacts, normals, cones, forces, penetration, aabbs, frames, joints,
+//                         legend, plots, help, shadows
+//   camera YAW PITCH DIST [TX TY TZ]   degrees and metres
+//   report                print the drag state: grabbed point, target, force
+//   screenshot FILE       PNG of this frame, UI included
+//   quit
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace cs {
+
+class SandboxApp;
+
+struct ScriptCommand {
+    int frame = 0;
+    std::string verb;
+    std::vector<std::string> args;
+    int line = 0;
+};
+
+class GuiScript {
+public:
+    bool load(const std::string& path, std::string* error);
+    // Runs the commands due at this frame (and continues cursor moves in progress).
+    void run(int frame, SandboxApp& app);
+    bool done(int frame) const;
+
+private:
+    std::vector<ScriptCommand> commands_;
+    size_t next_ = 0;
+    // A cursor move in progress.
+    int moveFrom_ = 0, moveTo_ = 0;
+    double fromX_ = 0, fromY_ = 0, toX_ = 0, toY_ = 0, curX_ = 0, curY_ = 0;
+};
+
+}  // namespace cs

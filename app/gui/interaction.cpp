@@ -1,0 +1,273 @@
+// Mouse, keys, picking, the drag, launches and camera control; see sandbox_app.h.
+//
+// The drag follows MuJoCo's simulate: the body is grabbed where the cursor ray hits it, and the
+// target moves in the plane through the grabbed point facing the camera. The engine solves the
+// drag as a compliant point-to-point constraint whose stiffness scales with the effective mass
+// at the grabbed point (World::setDrag), so light and heavy bodies follow alike. Shift-drag turns
+// the grabbed point about the centre of mass instead (the body rotates). Releasing while the
+// cursor moves throws the body with the cursor's velocity.
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+
+#include "app/gui/sandbox_app.h"
+
+namespace cs {
+
+namespace {
+Vec3 toVec3(glm::vec3 v) { return Vec3{Real(v.x), Real(v.y), Real(v.z)}; }
+glm::vec3 toGlm(Vec3 v) { return glm::vec3(float(v.x), float(v.y), float(v.z)); }
+}  // namespace
+
+int SandboxApp::viewportAt(double x, double y) const {
+    double gy = fbHeight_ - y;
+    for (size_t i = 0; i < viewports_.size(); ++i) {
+        const Viewport& v = viewports_[i];
+        if (x >= v.x && x < v.x + v.width && gy >= v.y && gy < v.y + v.height) return (int)i;
+    }
+    return -1;
+}
+
+void SandboxApp::mouseButton(int button, bool down, bool shift) {
+    bool uiCaptures = !scriptedInput && ImGui::GetCurrentContext() && ImGui::GetIO().WantCaptureMouse;
+    if (down) {
+        if (uiCaptures || mouseMode_ != MouseMode::None) return;
+        int v = viewportAt(mouseX_, mouseY_);
+        if (v < 0 || v >= copyCount()) return;
+        dragViewport_ = v;
+        if (button == GLFW_MOUSE_BUTTON_RIGHT || button == GLFW_MOUSE_BUTTON_MIDDLE) {
+            mouseMode_ = MouseMode::Pan;
+            return;
+        }
+        if (button != GLFW_MOUSE_BUTTON_LEFT) return;
+        Ray ray = camera.pixelRay(float(mouseX_), float(mouseY_), fbHeight_, viewports_[v]);
+        World& world = copies_[v]->world;
+        Vec3 hit;
+        int body = world.rayCast(toVec3(ray.origin), toVec3(ray.direction), &hit);
+        selectedBody = body;
+        if (body < 0 || world.model().isStatic(body)) {
+            mouseMode_ = MouseMode::Orbit;
+            return;
+        }
+        const State& s = world.state();
+        dragLocal_ = rotateInv(s.rot[body], hit - s.pos[body]);
+        dragPlanePoint_ = hit;
+        dragTarget_ = hit;
+        rotateLever_ = hit - s.pos[body];
+        rotateStartMouse_ = glm::vec2(float(mouseX_), float(mouseY_));
+        dragTrail_.clear();
+        mouseMode_ = shift ? MouseMode::Rotate : MouseMode::Drag;
+        SessionEvent e;
+        e.type = SessionEventType::Drag;
+        e.body = body;
+        e.local = dragLocal_;
+        e.target = hit;
+        applyEvent(e, true);
+        return;
+    }
+    if (dragging()) {
+        // Throw velocity: the cursor target's velocity over the last 0.1 s of simulated time.
+        SessionEvent e;
+        e.type = SessionEventType::Release;
+        e.body = selectedBody;
+        if (dragTrail_.size() >= 2) {
+            auto last = dragTrail_.back();
+            auto first = dragTrail_.front();
+            for (auto& p : dragTrail_)
+                if (last.first - p.first <= 0.1) { first = p; break; }
+            double dt = last.first - first.first;
+            Vec3 v = dt > 1e-3 ? (last.second - first.second) / Real(dt) : Vec3{0, 0, 0};
+            if (length(v) > Real(0.5)) e.velocity = v;
+        }
+        applyEvent(e, true);
+    }
+    mouseMode_ = MouseMode::None;
+}
+
+void SandboxApp::updateDragTarget() {
+    if (!dragging() || selectedBody < 0 || copies_.empty()) return;
+    const Viewport& vp = viewports_[std::min<size_t>(dragViewport_, viewports_.size() - 1)];
+    if (mouseMode_ == MouseMode::Drag) {
+        // Cursor ray against the plane through the grabbed point, facing the camera.
+        Ray ray = camera.pixelRay(float(mouseX_), float(mouseY_), fbHeight_, vp);
+        glm::vec3 n = camera.forward();
+        float denom = glm::dot(ray.direction, n);
+        if (std::fabs(denom) < 1e-6f) return;
+        float t = glm::dot(toGlm(dragPlanePoint_) - ray.origin, n) / denom;
+        if (t <= 0) return;
+        dragTarget_ = toVec3(ray.origin + t * ray.direction);
+    } else {
+        // Shift-drag: the grabbed point turns about the centre of mass; horizontal motion turns
+        // about the camera's up axis, vertical motion about its right axis.
+        glm::vec3 f = camera.forward();
+        glm::vec3 right = glm::normalize(glm::cross(f, glm::vec3(0, 0, 1)));
+        glm::vec3 up = glm::cross(right, f);
+        glm::vec2 d = glm::vec2(float(mouseX_), float(mouseY_)) - rotateStartMouse_;
+        Quat q = quatFromAxisAngle(toVec3(up), Real(d.x * 0.01f)) * quatFromAxisAngle(toVec3(right), Real(d.y * 0.01f));
+        Vec3 com = copies_[dragViewport_]->world.state().pos[selectedBody];
+        dragTarget_ = com + rotate(q, rotateLever_);
+    }
+    SessionEvent e;
+    e.type = SessionEventType::Drag;
+    e.body = selectedBody;
+    e.local = dragLocal_;
+    e.target = dragTarget_;
+    applyEvent(e, true);
+}
+
+void SandboxApp::cursorMoved(double x, double y) {
+    double dx = x - mouseX_, dy = y - mouseY_;
+    mouseX_ = x;
+    mouseY_ = y;
+    switch (mouseMode_) {
+    case MouseMode::Orbit: camera.orbit(float(dx), float(dy)); break;
+    case MouseMode::Pan:
+        if (!viewports_.empty()) camera.pan(float(dx), float(dy), viewports_[0]);
+        break;
+    case MouseMode::Drag:
+    case MouseMode::Rotate: updateDragTarget(); break;
+    case MouseMode::None: break;
+    }
+}
+
+void SandboxApp::scrolled(double dy) {
+    if (!scriptedInput && ImGui::GetCurrentContext() && ImGui::GetIO().WantCaptureMouse) return;
+    camera.zoom(float(dy));
+}
+
+void SandboxApp::launch(bool sphere) {
+    SessionEvent e;
+    e.type = SessionEventType::Launch;
+    e.sphere = sphere;
+    glm::vec3 f = camera.forward();
+    e.position = toVec3(camera.eye() + f * 0.6f);
+    e.velocity = toVec3(f * 12.f);
+    e.size = Real(0.15);
+    applyEvent(e, true);
+    status = sphere ? "launched a sphere" : "launched a box";
+}
+
+void SandboxApp::frameAll() {
+    if (copies_.empty()) return;
+    const World& w = copies_[0]->world;
+    const Model& m = w.model();
+    glm::vec3 lo(1e30f), hi(-1e30f);
+    bool any = false;
+    for (int b = 0; b < m.bodyCount(); ++b) {
+        if (m.isStatic(b) || !w.isActive(b)) continue;
+        float r = 0;
+        for (int k = 0; k < m.bodyShapeCount[b]; ++k) {
+            int s = m.bodyFirstShape[b] + k;
+            r = std::max(r, float(length(m.shapeLocal[s].pos) + m.shapeRadius[s]));
+        }
+        glm::vec3 p = toGlm(w.state().pos[b]);
+        lo = glm::min(lo, p - r);
+        hi = glm::max(hi, p + r);
+        any = true;
+    }
+    if (!any) {
+        lo = glm::vec3(-2, -2, 0);
+        hi = glm::vec3(2, 2, 1);
+    }
+    camera.frame(lo, hi);
+    camera.followBody = -1;
+}
+
+void SandboxApp::keyPressed(int key, int mods) {
+    if (!scriptedInput && ImGui::GetCurrentContext() && ImGui::GetIO().WantCaptureKeyboard) return;
+    std::string message;
+    switch (key) {
+    case GLFW_KEY_SPACE: paused = !paused; break;
+    case GLFW_KEY_RIGHT:
+        paused = true;
+        stepOnce = true;
+        break;
+    case GLFW_KEY_R: {
+        SessionEvent e;
+        e.type = SessionEventType::Reset;
+        applyEvent(e, true);
+        status = "reset";
+        break;
+    }
+    case GLFW_KEY_EQUAL:
+    case GLFW_KEY_KP_ADD: speed = std::min(speed * 2.f, 8.f); break;
+    case GLFW_KEY_MINUS:
+    case GLFW_KEY_KP_SUBTRACT: speed = std::max(speed * 0.5f, 1.f / 32.f); break;
+    case GLFW_KEY_F: frameAll(); break;
+    case GLFW_KEY_C:
+        camera.followBody = camera.followBody >= 0 ? -1 : selectedBody;
+        status = camera.followBody >= 0 ? "following body " + std::to_string(selectedBody) : "follow off";
+        break;
+    case GLFW_KEY_B: launch(false); break;
+    case GLFW_KEY_N: launch(true); break;
+    case GLFW_KEY_P:
+    case GLFW_KEY_F12: {
+        char name[64];
+        std::time_t now = std::time(nullptr);
+        std::strftime(name, sizeof name, "screenshot_%Y%m%d_%H%M%S.png", std::localtime(&now));
+        std::string error;
+        status = screenshot(name, &error) ? std::string("wrote ") + name : error;
+        break;
+    }
+    case GLFW_KEY_M: toggleRecording(&message); status = message; break;
+    case GLFW_KEY_H:
+    case GLFW_KEY_F1: view.help = !view.help; break;
+    case GLFW_KEY_G: view.plots = !view.plots; break;
+    case GLFW_KEY_ESCAPE:
+        selectedBody = -1;
+        camera.followBody = -1;
+        break;
+    default: break;
+    }
+}
+
+}  // namespace cs
+
+namespace cs {
+
+bool SandboxApp::aimAt(const std::string& which, glm::vec2& pixel, int& body) {
+    if (copies_.empty()) return false;
+    layoutViewports();
+    const World& w = copies_[0]->world;
+    const Model& m = w.model();
+    const Viewport& vp = viewports_[0];
+    body = -1;
+    float bestZ = -1e30f;
+    for (int b = 0; b < m.bodyCount(); ++b) {
+        if (m.isStatic(b) || !w.isActive(b)) continue;
+        if (which != "auto" && which != m.bodyName[b] && which != std::to_string(b)) continue;
+        glm::vec3 p = toGlm(w.state().pos[b]);
+        glm::vec2 px;
+        if (!camera.project(p, fbHeight_, vp, px)) continue;
+        if (viewportAt(px.x, px.y) != 0) continue;
+        // The cursor ray must hit this body first (not one in front of it).
+        Ray ray = camera.pixelRay(px.x, px.y, fbHeight_, vp);
+        if (w.rayCast(toVec3(ray.origin), toVec3(ray.direction), nullptr) != b) continue;
+        if (p.z > bestZ) {
+            bestZ = p.z;
+            body = b;
+            pixel = px;
+        }
+    }
+    return body >= 0;
+}
+
+void SandboxApp::printDragReport(int frame) const {
+    if (copies_.empty()) return;
+    const World& w = copies_[0]->world;
+    const DragState& d = w.drag();
+    if (d.body < 0) {
+        std::printf("drag-report frame=%d body=-1\n", frame);
+        return;
+    }
+    Vec3 p = w.state().pos[d.body] + rotate(w.state().rot[d.body], d.localPoint);
+    std::printf("drag-report frame=%d body=%d point=%.5f,%.5f,%.5f target=%.5f,%.5f,%.5f force=%.3f\n", frame, d.body,
+                double(p.x), double(p.y), double(p.z), double(d.target.x), double(d.target.y), double(d.target.z),
+                double(length(d.force)));
+}
+
+}  // namespace cs

@@ -1,0 +1,511 @@
+// The ImGui windows: settings (left), selected body, comparison table, plots, help, legend and
+// the labels on each viewport; see sandbox_app.h.
+#include <cmath>
+#include <cstdio>
+
+#include <imgui.h>
+
+#include "app/gui/sandbox_app.h"
+#include "engine/contact/contact_model.h"
+#include "render/plot_widget.h"
+
+namespace cs {
+
+namespace {
+
+const ContactModelType kModels[] = {ContactModelType::Standard, ContactModelType::PEG, ContactModelType::PLUS,
+                                    ContactModelType::Compliant};
+const LinearSolverType kSolvers[] = {LinearSolverType::Jacobi, LinearSolverType::GaussSeidel,
+                                     LinearSolverType::PCG, LinearSolverType::PCR};
+const char* kSolverLabels[] = {"Jacobi", "Gauss-Seidel", "PCG", "PCR"};
+const unsigned kCopyColors[] = {IM_COL32(90, 160, 255, 255), IM_COL32(255, 150, 60, 255),
+                                IM_COL32(110, 210, 110, 255), IM_COL32(230, 100, 200, 255)};
+
+// The colours of contact_model.cpp's drawing and world_draw.cpp, for the legend.
+struct LegendEntry {
+    ImVec4 color;
+    const char* text;
+};
+const LegendEntry kLegend[] = {
+    {{1.0f, 0.85f, 0.1f, 1}, "contact point"},
+    {{1.0f, 0.1f, 0.1f, 1}, "penetrating contact"},
+    {{0.2f, 0.6f, 1.0f, 1}, "normal (length ~ impulse)"},
+    {{0.1f, 0.9f, 0.3f, 1}, "friction cone: sticking"},
+    {{1.0f, 0.3f, 0.2f, 1}, "friction cone: slipping"},
+    {{1.0f, 0.5f, 0.0f, 1}, "contact force"},
+    {{1.0f, 1.0f, 1.0f, 1}, "drag spring"},
+    {{1.0f, 0.3f, 1.0f, 1}, "joint"},
+};
+
+void helpMarker(const char* text) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("(?)");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
+}
+
+// Combo of the contact models; those not built yet are shown greyed with the reason.
+bool contactModelCombo(const char* label, ContactModelType& model) {
+    bool changed = false;
+    if (ImGui::BeginCombo(label, contactModelName(model))) {
+        for (ContactModelType t : kModels) {
+            std::string why;
+            bool available = contactModelAvailable(t, &why);
+            if (ImGui::Selectable(contactModelName(t), t == model,
+                                  available ? 0 : ImGuiSelectableFlags_Disabled)) {
+                model = t;
+                changed = true;
+            }
+            if (!available && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+                ImGui::SetTooltip("%s", why.c_str());
+        }
+        ImGui::EndCombo();
+    }
+    return changed;
+}
+
+}  // namespace
+
+void SandboxApp::drawPanels() {
+    if (view.settingsPanel) drawSettingsPanel();
+    if (selectedBody >= 0 && view.settingsPanel) drawSelectionPanel();
+    if (copyCount() > 1) drawComparisonTable();
+    if (view.plots) drawPlotsWindow();
+    if (view.help) drawHelpWindow();
+    if (view.legend) drawLegend();
+}
+
+void SandboxApp::drawSettingsPanel() {
+    ImGui::SetNextWindowPos(ImVec2(0, 0));
+    ImGui::SetNextWindowSize(ImVec2(panelWidth_, float(fbHeight_)));
+    // An opaque panel: the GUI test looks for its exact colour.
+    ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(0.10f, 0.105f, 0.115f, 1.f));
+    ImGui::Begin("Contact Sandbox", nullptr,
+                 ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse);
+    ImGui::PopStyleColor();
+    ImGui::PushItemWidth(-150);
+    ImGui::Text("%.0f fps   frame %.1f ms   step %.2f ms", fps, lastFrameMs_, stepWallMs_);
+
+    // ---- scene ----
+    if (ImGui::BeginCombo("scene", sceneInfo_.name.c_str())) {
+        for (const std::string& name : sceneList_) {
+            if (ImGui::Selectable(name.c_str(), name == sceneInfo_.name)) {
+                std::vector<CopySpec> specs;
+                if (copyCount() > 1)
+                    for (auto& c : copies_) specs.push_back(c->spec);
+                std::string error;
+                if (loadScene(name, &error)) {
+                    setCopies(specs);
+                    status = "loaded " + name;
+                } else {
+                    status = error;
+                }
+            }
+        }
+        ImGui::EndCombo();
+    }
+    if (!sceneInfo_.description.empty()) ImGui::TextWrapped("%s", sceneInfo_.description.c_str());
+
+    // ---- simulation controls ----
+    if (ImGui::Button(paused ? "Play  (space)" : "Pause (space)")) paused = !paused;
+    ImGui::SameLine();
+    if (ImGui::Button("Step")) {
+        paused = true;
+        stepOnce = true;
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Reset (R)")) {
+        SessionEvent e;
+        e.type = SessionEventType::Reset;
+        applyEvent(e, true);
+    }
+    ImGui::SliderFloat("speed", &speed, 1.f / 32.f, 8.f, "%.3gx", ImGuiSliderFlags_Logarithmic);
+    if (!copies_.empty())
+        ImGui::Text("t = %.3f s   step %lld   bodies %d", double(copies_[0]->world.state().time), tick_,
+                    copies_[0]->world.model().bodyCount());
+
+    // ---- solver, per copy ----
+    if (ImGui::CollapsingHeader("Solver", ImGuiTreeNodeFlags_DefaultOpen)) {
+        bool tabs = copyCount() > 1 && ImGui::BeginTabBar("copies");
+        for (int i = 0; i < copyCount(); ++i) {
+            if (tabs && !ImGui::BeginTabItem((std::to_string(i + 1) + ": " + copies_[i]->label).c_str())) continue;
+            ImGui::PushID(i);
+            SolverSettings& s = copies_[i]->world.settings.solver;
+            contactModelCombo("contact model", s.contactModel);
+            int ncp = int(s.ncp);
+            ImGui::Combo("NCP function", &ncp, "Fischer-Burmeister\0minimum map\0");
+            s.ncp = NcpFunction(ncp);
+            int solver = 0;
+            while (solver < 3 && kSolvers[solver] != s.linearSolver) ++solver;
+            ImGui::Combo("linear solver", &solver, kSolverLabels, 4);
+            s.linearSolver = kSolvers[solver];
+            ImGui::SliderInt("Newton iterations", &s.newtonIterations, 1, 50);
+            ImGui::SliderInt("linear iterations", &s.linearIterations, 1, 200);
+            ImGui::Checkbox("warm start", &s.warmStart);
+            ImGui::SameLine();
+            ImGui::Checkbox("compl. precond.", &s.complementarityPreconditioner);
+            helpMarker("[NSN] section 7: complementarity preconditioning r = h [J M^-1 J^T]_ii");
+            ImGui::PopID();
+            if (tabs) ImGui::EndTabItem();
+        }
+        if (tabs) ImGui::EndTabBar();
+        // Copies: 1 to 4 side by side, each with its own model and solver.
+        ImGui::Text("copies: %d", copyCount());
+        ImGui::SameLine();
+        if (copyCount() < 4 && ImGui::SmallButton("+ copy")) {
+            std::vector<CopySpec> specs;
+            for (auto& c : copies_) specs.push_back(c->spec);
+            CopySpec next = specs.back();
+            next.solver = kSolvers[(int(next.solver) + 3) % 4];
+            specs.push_back(next);
+            setCopies(specs);
+        }
+        if (copyCount() > 1) ImGui::SameLine();
+        if (copyCount() > 1 && ImGui::SmallButton("- copy")) {
+            std::vector<CopySpec> specs;
+            for (int i = 0; i + 1 < copyCount(); ++i) specs.push_back(copies_[i]->spec);
+            setCopies(specs.size() > 1 ? specs : std::vector<CopySpec>{specs[0]});
+        }
+    }
+
+    // ---- world: shared by every copy (they step in lockstep) ----
+    if (!copies_.empty() && ImGui::CollapsingHeader("World", ImGuiTreeNodeFlags_DefaultOpen)) {
+        WorldSettings w = copies_[0]->world.settings;
+        float hz = float(1.0 / w.dt);
+        bool changed = ImGui::SliderFloat("step rate (Hz)", &hz, 30.f, 2000.f, "%.0f", ImGuiSliderFlags_Logarithmic);
+        changed |= ImGui::SliderInt("substeps", &w.substeps, 1, 16);
+        float friction = float(w.frictionScale);
+        changed |= ImGui::SliderFloat("friction scale", &friction, 0.f, 2.f);
+        float g[3] = {float(w.gravity.x), float(w.gravity.y), float(w.gravity.z)};
+        changed |= ImGui::DragFloat3("gravity", g, 0.05f, -30.f, 30.f, "%.2f");
+        if (changed) {
+            for (auto& c : copies_) {
+                WorldSettings& s = c->world.settings;
+                s.dt = Real(1.0 / hz);
+                s.substeps = w.substeps;
+                s.frictionScale = Real(friction);
+                s.gravity = Vec3{Real(g[0]), Real(g[1]), Real(g[2])};
+            }
+        }
+        DragSettings d = copies_[0]->world.dragSettings;
+        float f = float(d.frequencyHz), z = float(d.dampingRatio), fmax = float(d.maxForce);
+        bool dragChanged = ImGui::SliderFloat("drag frequency (Hz)", &f, 0.5f, 20.f, "%.1f");
+        dragChanged |= ImGui::SliderFloat("drag damping ratio", &z, 0.f, 2.f, "%.2f");
+        dragChanged |= ImGui::SliderFloat("drag force limit (N)", &fmax, 1.f, 1e5f, "%.0f", ImGuiSliderFlags_Logarithmic);
+        if (dragChanged)
+            for (auto& c : copies_) c->world.dragSettings = DragSettings{Real(f), Real(z), Real(fmax)};
+    }
+
+    // ---- what is drawn ----
+    if (ImGui::CollapsingHeader("Show", ImGuiTreeNodeFlags_DefaultOpen)) {
+        DebugDrawFlags& f = view.draw;
+        ImGui::Checkbox("contact points", &f.contactPoints);
+        ImGui::SameLine(170);
+        ImGui::Checkbox("normals", &f.contactNormals);
+        ImGui::Checkbox("friction cones", &f.frictionCones);
+        ImGui::SameLine(170);
+        ImGui::Checkbox("contact forces", &f.contactForces);
+        ImGui::Checkbox("penetration", &f.penetration);
+        ImGui::SameLine(170);
+        ImGui::Checkbox("AABBs", &f.aabbs);
+        ImGui::Checkbox("body frames", &f.bodyFrames);
+        ImGui::SameLine(170);
+        ImGui::Checkbox("joint frames", &f.jointFrames);
+        ImGui::Checkbox("drag spring", &f.dragSpring);
+        ImGui::SameLine(170);
+        ImGui::Checkbox("model layers", &f.constraintGroups);
+        ImGui::Checkbox("shadows", &view.shadows);
+        ImGui::SameLine(170);
+        ImGui::Checkbox("legend", &view.legend);
+        ImGui::Checkbox("plots (G)", &view.plots);
+        ImGui::SameLine(170);
+        ImGui::Checkbox("help (H)", &view.help);
+        ImGui::SliderFloat("force scale (m/N)", &f.forceScale, 1e-4f, 0.1f, "%.4f", ImGuiSliderFlags_Logarithmic);
+        ImGui::SliderFloat("normal length (m)", &f.normalLength, 0.02f, 0.5f, "%.2f");
+    }
+
+    // ---- recording and sessions ----
+    if (ImGui::CollapsingHeader("Record")) {
+        bool recording = video_.isOpen();
+        if (recording) ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.75f, 0.15f, 0.15f, 1.f));
+        if (ImGui::Button(recording ? "Stop recording (M)" : "Record MP4 (M)")) {
+            std::string message;
+            toggleRecording(&message);
+            status = message;
+        }
+        if (recording) {
+            ImGui::PopStyleColor();
+            ImGui::SameLine();
+            ImGui::Text("%d frames, %d dropped", video_.framesWritten(), video_.framesDropped());
+        }
+        if (ImGui::Button("Screenshot (P)")) {
+            std::string error;
+            screenshot("screenshot.png", &error);
+        }
+        ImGui::SameLine();
+        if (ImGui::Button("Save session")) {
+            std::string error, path = options_.sessionOut.empty() ? "session.json" : options_.sessionOut;
+            status = saveSession(path, &error) ? "session saved to " + path : error;
+        }
+        ImGui::Text("session: %zu events over %lld steps%s", session_.events.size(), tick_,
+                    replaying_ ? " (replaying)" : "");
+    }
+    if (!status.empty()) {
+        ImGui::Separator();
+        ImGui::TextWrapped("%s", status.c_str());
+    }
+    ImGui::PopItemWidth();
+    ImGui::End();
+}
+
+void SandboxApp::drawSelectionPanel() {
+    if (copies_.empty()) return;
+    const World& w = copies_[std::min(dragViewport_, copyCount() - 1)]->world;
+    const Model& m = w.model();
+    if (selectedBody >= m.bodyCount()) return;
+    int b = selectedBody;
+    ImGui::SetNextWindowPos(ImVec2(float(fbWidth_) - 290.f, 10.f), ImGuiCond_Always);
+    ImGui::SetNextWindowSize(ImVec2(280.f, 0.f));
+    ImGui::SetNextWindowBgAlpha(0.85f);
+    ImGui::Begin("Selected body", nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize);
+    ImGui::Text("%s (#%d)%s", m.bodyName[b].c_str(), b, m.isStatic(b) ? "  static" : "");
+    const State& s = w.state();
+    ImGui::Text("mass      %.4g kg", double(m.mass[b]));
+    ImGui::Text("position  %.3f %.3f %.3f", double(s.pos[b].x), double(s.pos[b].y), double(s.pos[b].z));
+    ImGui::Text("velocity  %.3f %.3f %.3f  |v| %.3f m/s", double(s.linVel[b].x), double(s.linVel[b].y),
+                double(s.linVel[b].z), double(length(s.linVel[b])));
+    ImGui::Text("ang. vel. %.3f %.3f %.3f rad/s", double(s.angVel[b].x), double(s.angVel[b].y), double(s.angVel[b].z));
+    // Contacts on this body and their total force (impulse over the substep).
+    Real h = w.settings.dt / std::max(1, w.settings.substeps);
+    int count = 0;
+    Vec3 force{0, 0, 0};
+    for (const Contact& c : w.contacts()) {
+        Real sign = c.geometry.bodyA == b ? Real(1) : c.geometry.bodyB == b ? Real(-1) : Real(0);
+        if (sign == 0) continue;
+        ++count;
+        Vec3 impulse = c.normalImpulse * c.geometry.normal + c.tangentImpulse[0] * c.tangent[0] +
+                       c.tangentImpulse[1] * c.tangent[1];
+        force += (sign / h) * impulse;
+    }
+    ImGui::Text("contacts  %d, force %.2f %.2f %.2f N", count, double(force.x), double(force.y), double(force.z));
+    const DragState& d = w.drag();
+    if (d.body == b) {
+        ImGui::Separator();
+        ImGui::Text("drag force %.2f N (limit %.0f N)", double(length(d.force)), double(w.dragSettings.maxForce));
+        ImGui::Text("effective mass %.4g kg", double(d.effectiveMass));
+    }
+    if (ImGui::Button(camera.followBody == b ? "Stop following (C)" : "Follow (C)"))
+        camera.followBody = camera.followBody == b ? -1 : b;
+    ImGui::End();
+}
+
+void SandboxApp::drawComparisonTable() {
+    float x0 = view.settingsPanel ? panelWidth_ : 0.f;
+    float h = float(34 + 21 * copyCount());
+    ImGui::SetNextWindowPos(ImVec2(x0, float(fbHeight_) - h));
+    ImGui::SetNextWindowSize(ImVec2(float(fbWidth_) - x0, h));
+    ImGui::SetNextWindowBgAlpha(0.92f);
+    ImGui::Begin("Comparison", nullptr,
+                 ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize |
+                     ImGuiWindowFlags_NoScrollbar);
+    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
+    if (ImGui::BeginTable("compare", 9, flags)) {
+        const char* headers[] = {"copy", "step (ms)", "Newton it.", "linear it.", "residual",
+                                 "max pen. (mm)", "overlap (cm3)", "kinetic (J)", "max diverg. (m)"};
+        for (const char* hd : headers) ImGui::TableSetupColumn(hd);
+        ImGui::TableHeadersRow();
+        for (int i = 0; i < copyCount(); ++i) {
+            SimCopy& c = *copies_[i];
+            const SolveStats& st = c.world.solveStats();
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kCopyColors[i]), "%d %s", i + 1, c.label.c_str());
+            ImGui::TableNextColumn();
+            ImGui::Text("%.2f", c.stepMs);
+            ImGui::TableNextColumn();
+            ImGui::Text("%d", st.newtonIterations);
+            ImGui::TableNextColumn();
+            ImGui::Text("%d", st.linearIterations);
+            ImGui::TableNextColumn();
+            ImGui::Text("%.2e", double(st.residualFinal));
+            ImGui::TableNextColumn();
+            ImGui::Text("%.3f", double(c.world.maxPenetration() * 1000));
+            ImGui::TableNextColumn();
+            ImGui::Text("%.4f", double(c.overlapVolume * 1e6));
+            ImGui::TableNextColumn();
+            ImGui::Text("%.4g", double(c.world.kineticEnergy()));
+            ImGui::TableNextColumn();
+            if (i == 0) ImGui::TextDisabled("reference");
+            else ImGui::Text("%.2e (#%d)", double(c.maxDivergence), c.maxDivergenceBody);
+            if (i > 0 && ImGui::IsItemHovered() && !c.divergence.empty()) {
+                ImGui::BeginTooltip();
+                ImGui::Text("divergence from copy 1, per body (m)");
+                for (size_t b = 0; b < c.divergence.size() && b < 40; ++b)
+                    if (!c.world.model().isStatic(int(b)))
+                        ImGui::Text("#%zu %s: %.3e", b, c.world.model().bodyName[b].c_str(), double(c.divergence[b]));
+                ImGui::EndTooltip();
+            }
+        }
+        ImGui::EndTable();
+    }
+    ImGui::End();
+}
+
+void SandboxApp::drawPlotsWindow() {
+    ImGui::SetNextWindowPos(ImVec2(float(fbWidth_) - 470.f, float(fbHeight_) * 0.30f), ImGuiCond_FirstUseEver);
+    ImGui::SetNextWindowSize(ImVec2(460.f, 0.f), ImGuiCond_FirstUseEver);
+    ImGui::SetNextWindowBgAlpha(0.9f);
+    if (!ImGui::Begin("Plots", &view.plots)) {
+        ImGui::End();
+        return;
+    }
+    static int shown = 0;
+    shown = std::min(shown, copyCount() - 1);
+    if (copyCount() > 1) {
+        for (int i = 0; i < copyCount(); ++i) {
+            if (i) ImGui::SameLine();
+            ImGui::RadioButton(copies_[i]->label.c_str(), &shown, i);
+        }
+    }
+    // [NSN] figures 11 and 18: residual against iteration for the last solve, one line per
+    // Newton iteration, log scale.
+    const SolveStats& st = copies_[shown]->world.solveStats();
+    ImGui::Text("Last solve: linear residual per Newton iteration");
+    std::vector<PlotSeries> series;
+    int n = (int)st.linearResidual.size();
+    for (int k = 0; k < n; ++k) {
+        PlotSeries s;
+        s.name = n <= 8 || k == 0 || k == n - 1 ? "Newton " + std::to_string(k + 1) : "";
+        for (Real r : st.linearResidual[k]) s.values.push_back(float(r));
+        s.color = plotRampColor(k, n);
+        series.push_back(std::move(s));
+    }
+    PlotOptions o;
+    o.logY = true;
+    o.xLabel = "linear iteration";
+    o.height = 170;
+    plotWidget("linear", series, o);
+    ImGui::Text("NCP residual ||h|| per Newton iteration");
+    PlotSeries newton;
+    newton.name = "||h||";
+    for (Real r : st.newtonResidual) newton.values.push_back(float(r));
+    newton.color = IM_COL32(255, 210, 80, 255);
+    o.xLabel = "Newton iteration";
+    o.height = 110;
+    plotWidget("newton", {newton}, o);
+
+    // Time series over the last kHistory steps, one line per copy.
+    auto timeSeries = [&](const char* id, const char* title, std::vector<float> SimCopy::*member, const char* fmt) {
+        ImGui::Text("%s", title);
+        std::vector<PlotSeries> ss;
+        for (int i = 0; i < copyCount(); ++i) {
+            PlotSeries s;
+            s.name = copies_[i]->label;
+            s.values = (*copies_[i]).*member;
+            s.color = kCopyColors[i];
+            ss.push_back(std::move(s));
+        }
+        PlotOptions to;
+        to.height = 90;
+        to.xLabel = "steps";
+        to.yFormat = fmt;
+        to.legend = copyCount() > 1;
+        plotWidget(id, ss, to);
+    };
+    timeSeries("steptime", "step time (ms)", &SimCopy::historyStepMs, "%.2f");
+    timeSeries("penetration", "max penetration (mm)", &SimCopy::historyPenetration, "%.3f");
+    timeSeries("energy", "kinetic energy (J)", &SimCopy::historyEnergy, "%.3g");
+    ImGui::End();
+}
+
+void SandboxApp::drawHelpWindow() {
+    ImGui::SetNextWindowPos(ImVec2(panelWidth_ + 20.f, 20.f), ImGuiCond_FirstUseEver);
+    ImGui::SetNextWindowBgAlpha(0.92f);
+    if (!ImGui::Begin("Help", &view.help, ImGuiWindowFlags_AlwaysAutoResize)) {
+        ImGui::End();
+        return;
+    }
+    const char* keys[][2] = {
+        {"left drag (body)", "drag it: a compliant spring to the cursor; release moving to throw"},
+        {"shift + left drag", "rotate the grabbed body about its centre of mass"},
+        {"left drag (empty)", "orbit the camera"},
+        {"right / middle drag", "pan"},
+        {"wheel", "zoom"},
+        {"click", "select a body (properties top right)"},
+        {"F", "frame all bodies"},
+        {"C", "follow the selected body"},
+        {"B / N", "launch a box / a sphere from the camera"},
+        {"space", "pause / play"},
+        {"right arrow", "step once"},
+        {"R", "reset the scene"},
+        {"+ / -", "simulation speed x2 / x0.5"},
+        {"P or F12", "screenshot (PNG)"},
+        {"M", "start / stop MP4 recording (ffmpeg)"},
+        {"G", "plots"},
+        {"H or F1", "this help"},
+        {"Esc", "deselect"},
+    };
+    if (ImGui::BeginTable("keys", 2, ImGuiTableFlags_RowBg)) {
+        for (auto& k : keys) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::TextColored(ImVec4(1.f, 0.85f, 0.4f, 1.f), "%s", k[0]);
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(k[1]);
+        }
+        ImGui::EndTable();
+    }
+    ImGui::End();
+}
+
+void SandboxApp::drawLegend() {
+    float bottom = copyCount() > 1 ? float(34 + 21 * copyCount()) : 0.f;
+    ImGui::SetNextWindowPos(ImVec2(float(fbWidth_) - 10.f, float(fbHeight_) - bottom - 10.f), ImGuiCond_Always,
+                            ImVec2(1.f, 1.f));
+    ImGui::SetNextWindowBgAlpha(0.6f);
+    ImGui::Begin("Legend", nullptr,
+                 ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove |
+                     ImGuiWindowFlags_NoInputs | ImGuiWindowFlags_NoFocusOnAppearing);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    for (const LegendEntry& e : kLegend) {
+        ImVec2 p = ImGui::GetCursorScreenPos();
+        dl->AddRectFilled(ImVec2(p.x, p.y + 3), ImVec2(p.x + 14, p.y + 13), ImGui::ColorConvertFloat4ToU32(e.color));
+        ImGui::Dummy(ImVec2(18, 14));
+        ImGui::SameLine();
+        ImGui::TextUnformatted(e.text);
+    }
+    ImGui::End();
+}
+
+void SandboxApp::drawHud() {
+    if (!view.hud) return;
+    ImDrawList* dl = ImGui::GetForegroundDrawList();
+    for (int i = 0; i < copyCount() && i < (int)viewports_.size(); ++i) {
+        const Viewport& vp = viewports_[i];
+        float x = float(vp.x) + 10.f, y = float(fbHeight_ - vp.y - vp.height) + 8.f;
+        char line[256];
+        const World& w = copies_[i]->world;
+        if (copyCount() > 1 || !view.settingsPanel)
+            std::snprintf(line, sizeof line, "%s   %s   t = %.2f s", sceneInfo_.name.c_str(), copies_[i]->label.c_str(),
+                          double(w.state().time));
+        else
+            std::snprintf(line, sizeof line, "t = %.2f s%s", double(w.state().time), paused ? "   PAUSED" : "");
+        dl->AddText(ImVec2(x + 1, y + 1), IM_COL32(0, 0, 0, 200), line);
+        dl->AddText(ImVec2(x, y), kCopyColors[i], line);
+        if (i > 0) dl->AddLine(ImVec2(float(vp.x), float(fbHeight_ - vp.y - vp.height)),
+                               ImVec2(float(vp.x), float(fbHeight_ - vp.y)), IM_COL32(10, 10, 12, 255), 2.f);
+    }
+    if (copies_.empty()) return;
+    const DragState& d = copies_[0]->world.drag();
+    if (dragging() && d.body >= 0) {
+        char text[64];
+        std::snprintf(text, sizeof text, "%.1f N", double(length(d.force)));
+        dl->AddText(ImVec2(float(mouseX_) + 14, float(mouseY_) - 6), IM_COL32(255, 255, 255, 255), text);
+    }
+    if (video_.isOpen() && !options_.out.size()) {
+        float x = float(fbWidth_) - 80.f;
+        dl->AddCircleFilled(ImVec2(x, 20), 7, IM_COL32(230, 30, 30, 255));
+        dl->AddText(ImVec2(x + 12, 13), IM_COL32(255, 255, 255, 255), "REC");
+    }
+}
+
+}  // namespace cs

@@ -1,0 +1,88 @@
+// runRecord: headless video of a scene (`sandbox record SCENE --out FILE.mp4`), rendered
+// offscreen through EGL surfaceless (no X server) and encoded by ffmpeg on a writer thread.
+// Each video frame advances 1/fps of simulated time, so the video plays in real time however
+// long the rendering takes. A progress bar goes to stderr.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <unistd.h>
+
+#include "app/gui/gui.h"
+#include "app/gui/sandbox_app.h"
+
+namespace cs {
+
+std::string defaultSceneName();
+
+int runRecord(int argc, char** argv) {
+    GuiOptions options;
+    std::string error;
+    if (!parseGuiOptions(argc, argv, true, options, &error)) {
+        std::fprintf(stderr, "sandbox record: %s\n%s", error.c_str(), recordUsage());
+        return 2;
+    }
+    if (options.help) {
+        std::printf("%s", recordUsage());
+        return 0;
+    }
+    if (options.scene.empty() && options.replay.empty()) options.scene = defaultSceneName();
+    options.headless = true;
+    options.fixedStep = true;
+    options.width &= ~1;    // libx264 in yuv420p wants even sizes
+    options.height &= ~1;
+
+    GlContext gl;
+    if (!gl.openHeadless(options.width, options.height, &error)) {
+        std::fprintf(stderr, "sandbox record: %s\n", error.c_str());
+        return 1;
+    }
+    SandboxApp app(options);
+    app.view.settingsPanel = false;
+    if (!app.init(&gl, &error)) {
+        std::fprintf(stderr, "sandbox record: %s\n", error.c_str());
+        return 1;
+    }
+    bool ok = options.replay.empty() ? app.loadScene(options.scene, &error) : app.startReplay(options.replay, &error);
+    if (!ok) {
+        std::fprintf(stderr, "sandbox record: %s\n", error.c_str());
+        app.shutdown();
+        return 1;
+    }
+    if (options.replay.empty()) app.setCopies(options.compare);
+    double seconds = options.seconds >= 0 ? options.seconds : double(app.sceneInfo().duration);
+    int frames = std::max(1, int(std::lround(seconds * options.fps)));
+
+    VideoWriter video;
+    video.queueCapacity = 16;
+    if (!video.open(options.out, options.width, options.height, options.fps, true, &error)) {
+        std::fprintf(stderr, "sandbox record: %s\n", error.c_str());
+        app.shutdown();
+        return 1;
+    }
+    std::fprintf(stderr, "sandbox record: %s, %d frames of %dx%d at %d fps (%s)\n", error.c_str(), frames,
+                 options.width, options.height, options.fps, gl.rendererName().c_str());
+    bool tty = isatty(2);
+    auto start = std::chrono::steady_clock::now();
+    for (int f = 0; f < frames; ++f) {
+        app.render(1.0 / options.fps);
+        std::vector<uint8_t> rgb;
+        app.readbackFrame(rgb);
+        if (!video.push(std::move(rgb))) break;
+        app.advance(1.0 / options.fps);
+        if (tty || f + 1 == frames || (f + 1) % std::max(1, frames / 10) == 0) {
+            double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            int width = 30, done = (f + 1) * width / frames;
+            std::fprintf(stderr, "%s[%.*s%*s] %3d%%  frame %d/%d  %.1f fps%s", tty ? "\r" : "", done,
+                         "##############################", width - done, "", (f + 1) * 100 / frames, f + 1, frames,
+                         (f + 1) / std::max(wall, 1e-9), tty ? "" : "\n");
+        }
+    }
+    if (tty) std::fprintf(stderr, "\n");
+    std::string message;
+    bool written = video.close(&message);
+    std::printf("sandbox record: %s\n", message.c_str());
+    app.shutdown();
+    return written ? 0 : 1;
+}
+
+}  // namespace cs

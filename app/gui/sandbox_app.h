@@ -1,0 +1,186 @@
+// The interactive sandbox: the context struct that holds the UI's settings (STYLE.md section 8),
+// the simulated copies, the camera and the input state, and the per-frame verbs.
+//
+// One to four copies of the same scene step in lockstep, each with its own contact model and
+// solver; they share the time step, the camera and every user action (a drag or a launch applies
+// to the same body in every copy). Every action that changes a world goes through applyEvent(),
+// which also appends it to the session log, so a session can be replayed exactly (session.h).
+//
+// The methods are split by concern: sim_copies.cpp (scene, copies, stepping, statistics),
+// interaction.cpp (mouse, keys, picking, drag, launch), panels.cpp (ImGui windows),
+// app_frame.cpp (rendering a frame, screenshots, recording).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <glm/glm.hpp>
+
+#include "app/gui/gui_options.h"
+#include "app/gui/session.h"
+#include "engine/scene/scene_loader.h"
+#include "engine/world.h"
+#include "render/camera.h"
+#include "render/debug_renderer.h"
+#include "render/gl_context.h"
+#include "render/scene_renderer.h"
+#include "render/video_writer.h"
+
+namespace cs {
+
+// Time series kept per copy for the plots (the last kHistory steps).
+constexpr int kHistory = 600;
+
+struct SimCopy {
+    CopySpec spec;
+    std::string label;
+    World world;
+    double stepMs = 0;                 // wall time of the last lockstep step (all substeps)
+    Real overlapVolume = 0;            // m^3, over all penetrating pairs of convex parts
+    std::vector<Real> divergence;      // (nbody) |x_b - x_b of copy 0|
+    Real maxDivergence = 0;
+    int maxDivergenceBody = -1;
+    std::vector<float> historyStepMs, historyPenetration, historyEnergy;
+};
+
+enum class MouseMode { None, Orbit, Pan, Drag, Rotate };
+
+// What the UI shows; also the state a screenshot or a recording reproduces.
+struct ViewSettings {
+    DebugDrawFlags draw;
+    bool shadows = true;
+    bool legend = true;
+    bool help = false;
+    bool plots = false;
+    bool settingsPanel = true;         // the left panel (off in headless recordings)
+    bool hud = true;                   // labels on each viewport
+};
+
+class SandboxApp {
+public:
+    explicit SandboxApp(const GuiOptions& options) : options_(options) {}
+    bool init(GlContext* gl, std::string* error);
+    void shutdown();
+
+    // ---- scene and copies (sim_copies.cpp) ----
+    bool loadScene(const std::string& nameOrPath, std::string* error);
+    void setCopies(const std::vector<CopySpec>& specs);
+    void resetCopies();                // every copy back to the scene's initial state
+    void stepCopies();                 // one lockstep step of settings.dt, then statistics
+    void updateStatistics();
+    bool checkSceneFileChanged();      // reload when the scene file changes on disk
+    int copyCount() const { return (int)copies_.size(); }
+    SimCopy& copy(int i) { return *copies_[i]; }
+    const SceneInfo& sceneInfo() const { return sceneInfo_; }
+    long long tick() const { return tick_; }
+
+    // ---- session (every world-changing action) ----
+    void applyEvent(const SessionEvent& e, bool log);
+    bool startReplay(const std::string& path, std::string* error);
+    bool saveSession(const std::string& path, std::string* error) const;
+
+    // ---- input (interaction.cpp); pixel coordinates from the window's top-left ----
+    void mouseButton(int button, bool down, bool shift);
+    void cursorMoved(double x, double y);
+    void scrolled(double dy);
+    void keyPressed(int glfwKey, int mods);
+    void launch(bool sphere);
+    void frameAll();
+    int viewportAt(double x, double y) const;   // copy index under the cursor, -1 outside
+    // Scripts: the pixel over a body's centre ("auto": the highest visible dynamic body).
+    bool aimAt(const std::string& which, glm::vec2& pixel, int& body);
+    // Scripts: one line with the grabbed point, the target and the drag force of copy 1.
+    void printDragReport(int frame) const;
+
+    // ---- a frame (app_frame.cpp) ----
+    // Advances the simulation by wallDt seconds of real time (scaled by the speed), or by one
+    // video frame (1/fps) when stepping is fixed (tests, recordings).
+    void advance(double wallDt);
+    // Renders every viewport, the debug layers and the UI into the current draw target; a
+    // pending screenshot is written and a running recording takes the frame.
+    void render(double wallDt);
+    // Schedules a PNG of the next rendered frame (UI included).
+    bool screenshot(const std::string& path, std::string* error);
+    bool toggleRecording(std::string* message);
+    void readbackFrame(std::vector<uint8_t>& rgb);
+    void layoutViewports();
+
+    // ---- UI (panels.cpp) ----
+    void drawPanels();
+    void drawHud();
+
+    ViewSettings view;
+    Camera camera;
+    bool paused = false;
+    bool stepOnce = false;
+    float speed = 1.f;
+    std::string status;                // last message for the status line
+    int selectedBody = -1;
+    double fps = 0;
+    bool quitRequested = false;
+    bool scriptedInput = false;        // input comes from a test script: ImGui does not capture it
+
+    // Drag readout for the selection panel and for scripted tests.
+    Vec3 dragTargetWorld() const { return dragTarget_; }
+    bool dragging() const { return mouseMode_ == MouseMode::Drag || mouseMode_ == MouseMode::Rotate; }
+
+private:
+    void updateDragTarget();
+    void clampSettings(WorldSettings& s) const;
+    void drawSettingsPanel();
+    void drawSelectionPanel();
+    void drawComparisonTable();
+    void drawPlotsWindow();
+    void drawHelpWindow();
+    void drawLegend();
+    void logSettingsChanges();
+
+    GuiOptions options_;
+    std::string pendingScreenshot_;
+    double lastFrameMs_ = 0;
+    GlContext* gl_ = nullptr;
+    SceneRenderer sceneRenderer_;
+    DebugRenderer debugRenderer_;
+    VideoWriter video_;
+
+    // Scene as loaded: copies are rebuilt from it.
+    Model sceneModel_;
+    WorldSettings sceneSettings_;
+    SceneInfo sceneInfo_;
+    std::string sceneName_;
+    long long sceneFileTime_ = 0;
+    double sceneCheckClock_ = 0;
+    std::vector<std::unique_ptr<SimCopy>> copies_;
+    std::vector<WorldSettings> loggedSettings_;   // last settings written to the session log
+    std::vector<std::string> sceneList_;
+
+    // Lockstep time.
+    long long tick_ = 0;               // steps since the session began (never reset)
+    double accumulator_ = 0;
+    double stepWallMs_ = 0;
+
+    // Session log and replay.
+    Session session_;
+    Session replay_;
+    size_t replayNext_ = 0;
+    bool replaying_ = false;
+
+    // Viewports (framebuffer pixels, bottom-left origin) and the window's size.
+    std::vector<Viewport> viewports_;
+    int fbWidth_ = 1, fbHeight_ = 1;
+    float panelWidth_ = 340;
+
+    // Mouse.
+    MouseMode mouseMode_ = MouseMode::None;
+    double mouseX_ = 0, mouseY_ = 0;
+    int dragViewport_ = 0;
+    Vec3 dragPlanePoint_{0, 0, 0};      // the drag target moves in the plane through the grab
+    Vec3 dragTarget_{0, 0, 0};          // point facing the camera
+    Vec3 dragLocal_{0, 0, 0};           // grabbed point in the body's COM frame
+    Vec3 rotateLever_{0, 0, 0};         // shift-drag: grab point relative to the centre of mass
+    glm::vec2 rotateStartMouse_{0, 0};
+    std::vector<std::pair<double, Vec3>> dragTrail_;   // (sim time, target) for the throw velocity
+};
+
+}  // namespace cs

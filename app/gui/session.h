@@ -1,0 +1,47 @@
+// Session recording and replay: the initial state (scene, copies and their settings) plus every
+// input that changed a world, each stamped with the lockstep step before which it was applied.
+// Replaying applies the same events before the same steps, so a session reproduces exactly under
+// the same settings, and can be replayed under another contact model or solver (the overrides
+// are applied over the recorded settings), interactively or headless into a video.
+//
+// File format (JSON): {"version": 1, "scene": NAME, "copies": [LABEL...],
+//   "settings": [SETTINGS...], "steps": N, "events": [{"step": S, "type": T, ...}...]}
+// with T one of drag (body, local, target), release (body, velocity), launch (shape, position,
+// velocity, size), settings (copy, settings), reset.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/world.h"
+
+namespace cs {
+
+enum class SessionEventType { Drag, Release, Launch, Settings, Reset };
+
+struct SessionEvent {
+    long long step = 0;
+    SessionEventType type = SessionEventType::Drag;
+    int body = -1;                 // drag, release
+    Vec3 local{0, 0, 0};           // drag: grabbed point in the body's COM frame
+    Vec3 target{0, 0, 0};          // drag: world target
+    Vec3 velocity{0, 0, 0};        // release (throw; zero: none) and launch
+    Vec3 position{0, 0, 0};        // launch
+    bool sphere = false;           // launch
+    Real size = Real(0.15);        // launch: half extent or radius
+    int copy = -1;                 // settings: which copy
+    WorldSettings settings;        // settings
+};
+
+struct Session {
+    std::string scene;
+    std::vector<std::string> copies;          // labels
+    std::vector<WorldSettings> settings;      // initial settings per copy
+    long long steps = 0;
+    std::vector<SessionEvent> events;
+};
+
+bool writeSession(const std::string& path, const Session& session, std::string* error);
+bool readSession(const std::string& path, Session& session, std::string* error);
+
+}  // namespace cs

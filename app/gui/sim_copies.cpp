@@ -1,0 +1,324 @@
+// Scene loading, the lockstep copies, their statistics, and session events; see sandbox_app.h.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <sys/stat.h>
+
+#include "app/gui/sandbox_app.h"
+#include "engine/contact/contact_model.h"
+#include "engine/geometry/overlap_volume.h"
+#include "engine/model_builder.h"
+
+namespace cs {
+
+namespace {
+
+long long fileTime(const std::string& path) {
+    struct stat st;
+    if (path.empty() || stat(path.c_str(), &st) != 0) return 0;
+    return (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+}
+
+void pushHistory(std::vector<float>& h, float v) {
+    if ((int)h.size() >= kHistory) h.erase(h.begin());
+    h.push_back(v);
+}
+
+// Overlap volume of every pair of convex parts with a penetrating contact ([PEG] section 6's
+// accuracy metric), each pair counted once.
+Real overlapOfContacts(const World& world) {
+    const Model& m = world.model();
+    std::vector<std::pair<int, int>> pairs;
+    for (const Contact& c : world.contacts()) {
+        if (c.geometry.gap >= 0) continue;
+        std::pair<int, int> p{std::min(c.geometry.shapeA, c.geometry.shapeB), std::max(c.geometry.shapeA, c.geometry.shapeB)};
+        if (std::find(pairs.begin(), pairs.end(), p) == pairs.end()) pairs.push_back(p);
+        if (pairs.size() >= 256) break;
+    }
+    Real total = 0;
+    for (auto [a, b] : pairs) {
+        Transform ta = world.shapeTransform(a), tb = world.shapeTransform(b);
+        bool sa = m.shapeType[a] == ShapeType::Sphere, sb = m.shapeType[b] == ShapeType::Sphere;
+        if (sa && sb) total += sphereSphereOverlapVolume(m.shapeRadius[a], ta.pos, m.shapeRadius[b], tb.pos);
+        else if (sa) total += spherePolytopeOverlapVolume(m.shapeRadius[a], ta.pos, m.polytopes[m.shapePolytope[b]], tb);
+        else if (sb) total += spherePolytopeOverlapVolume(m.shapeRadius[b], tb.pos, m.polytopes[m.shapePolytope[a]], ta);
+        else total += overlapVolume(m.polytopes[m.shapePolytope[a]], ta, m.polytopes[m.shapePolytope[b]], tb);
+    }
+    return total;
+}
+
+bool sameVec(Vec3 a, Vec3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
+
+bool sameSettings(const WorldSettings& a, const WorldSettings& b) {
+    const SolverSettings &p = a.solver, &q = b.solver;
+    return a.dt == b.dt && a.substeps == b.substeps && sameVec(a.gravity, b.gravity) &&
+           a.contactMargin == b.contactMargin && a.frictionScale == b.frictionScale &&
+           p.contactModel == q.contactModel && p.ncp == q.ncp && p.linearSolver == q.linearSolver &&
+           p.newtonIterations == q.newtonIterations && p.linearIterations == q.linearIterations &&
+           p.newtonTolerance == q.newtonTolerance && p.linearTolerance == q.linearTolerance &&
+           p.damping == q.damping && p.regularization == q.regularization && p.warmStart == q.warmStart &&
+           p.complementarityPreconditioner == q.complementarityPreconditioner && p.stabilization == q.stabilization;
+}
+
+}  // namespace
+
+bool SandboxApp::loadScene(const std::string& nameOrPath, std::string* error) {
+    Model model;
+    WorldSettings settings;
+    SceneInfo info;
+    if (!cs::loadScene(nameOrPath, model, settings, info, error)) return false;
+    sceneModel_ = std::move(model);
+    sceneSettings_ = settings;
+    sceneInfo_ = info;
+    sceneName_ = nameOrPath;
+    sceneFileTime_ = fileTime(info.path);
+    selectedBody = -1;
+    mouseMode_ = MouseMode::None;
+    sceneRenderer_.resetModel();
+    // The scene's camera: eye and target give the orbit angles and distance.
+    glm::vec3 eye(info.cameraEye.x, info.cameraEye.y, info.cameraEye.z);
+    glm::vec3 target(info.cameraTarget.x, info.cameraTarget.y, info.cameraTarget.z);
+    glm::vec3 d = eye - target;
+    camera.target = target;
+    camera.distance = std::max(0.1f, glm::length(d));
+    camera.yaw = std::atan2(d.y, d.x);
+    camera.pitch = std::asin(std::clamp(d.z / camera.distance, -1.f, 1.f));
+    camera.fovY = glm::radians(float(info.cameraFovDeg));
+    camera.followBody = -1;
+    return true;
+}
+
+void SandboxApp::setCopies(const std::vector<CopySpec>& specs) {
+    copies_.clear();
+    for (size_t i = 0; i < std::max<size_t>(1, specs.size()); ++i) {
+        auto c = std::make_unique<SimCopy>();
+        WorldSettings s = sceneSettings_;
+        options_.overrides.apply(s);
+        if (!specs.empty()) {
+            s.solver.contactModel = specs[i].model;
+            s.solver.linearSolver = specs[i].solver;
+        }
+        std::string why;
+        if (!contactModelAvailable(s.solver.contactModel, &why)) {
+            status = why + "; using standard";
+            s.solver.contactModel = ContactModelType::Standard;
+        }
+        c->spec.model = s.solver.contactModel;
+        c->spec.solver = s.solver.linearSolver;
+        c->label = c->spec.label();
+        c->world = World(sceneModel_, s);
+        copies_.push_back(std::move(c));
+    }
+    loggedSettings_.clear();
+    for (auto& c : copies_) loggedSettings_.push_back(c->world.settings);
+    // A new session starts with the copies.
+    session_ = Session{};
+    session_.scene = sceneName_;
+    for (auto& c : copies_) {
+        session_.copies.push_back(c->label);
+        session_.settings.push_back(c->world.settings);
+    }
+    tick_ = 0;
+    accumulator_ = 0;
+    updateStatistics();
+}
+
+void SandboxApp::resetCopies() {
+    for (auto& c : copies_) {
+        c->world.reset();
+        c->historyStepMs.clear();
+        c->historyPenetration.clear();
+        c->historyEnergy.clear();
+    }
+    sceneRenderer_.resetModel();
+    if (selectedBody >= sceneModel_.bodyCount()) selectedBody = -1;
+    if (dragging()) mouseMode_ = MouseMode::None;
+    updateStatistics();
+}
+
+void SandboxApp::stepCopies() {
+    // Replayed events due before this step.
+    while (replaying_ && replayNext_ < replay_.events.size() && replay_.events[replayNext_].step <= tick_)
+        applyEvent(replay_.events[replayNext_++], true);
+    auto t0 = std::chrono::steady_clock::now();
+    for (auto& c : copies_) {
+        auto s0 = std::chrono::steady_clock::now();
+        c->world.step();
+        c->stepMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s0).count();
+        if (c->world.lastStepFailed()) status = c->label + ": " + c->world.lastError();
+    }
+    stepWallMs_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    ++tick_;
+    session_.steps = tick_;
+    updateStatistics();
+}
+
+void SandboxApp::updateStatistics() {
+    if (copies_.empty()) return;
+    const World& first = copies_[0]->world;
+    for (auto& cp : copies_) {
+        SimCopy& c = *cp;
+        // Exact overlap volumes cost a half-space intersection per pair: only for the table.
+        c.overlapVolume = copies_.size() > 1 ? overlapOfContacts(c.world) : Real(0);
+        pushHistory(c.historyStepMs, float(c.stepMs));
+        pushHistory(c.historyPenetration, float(c.world.maxPenetration() * 1000));
+        pushHistory(c.historyEnergy, float(c.world.kineticEnergy()));
+        // Divergence of each body from the first copy (same body indices in every copy).
+        int n = std::min(c.world.model().bodyCount(), first.model().bodyCount());
+        c.divergence.assign(n, 0);
+        c.maxDivergence = 0;
+        c.maxDivergenceBody = -1;
+        for (int b = 0; b < n; ++b) {
+            c.divergence[b] = length(c.world.state().pos[b] - first.state().pos[b]);
+            if (c.divergence[b] > c.maxDivergence) {
+                c.maxDivergence = c.divergence[b];
+                c.maxDivergenceBody = b;
+            }
+        }
+    }
+}
+
+bool SandboxApp::checkSceneFileChanged() {
+    long long t = fileTime(sceneInfo_.path);
+    if (t == 0 || t == sceneFileTime_) return false;
+    sceneFileTime_ = t;
+    std::vector<CopySpec> specs;
+    std::vector<SolverSettings> solvers;
+    for (auto& c : copies_) {
+        specs.push_back(c->spec);
+        solvers.push_back(c->world.settings.solver);
+    }
+    std::string error;
+    if (!loadScene(sceneName_, &error)) {
+        status = "reload failed: " + error;
+        return false;
+    }
+    setCopies(copies_.size() > 1 ? specs : std::vector<CopySpec>{});
+    for (size_t i = 0; i < copies_.size() && i < solvers.size(); ++i) copies_[i]->world.settings.solver = solvers[i];
+    status = "reloaded " + sceneInfo_.path;
+    return true;
+}
+
+void SandboxApp::applyEvent(const SessionEvent& event, bool log) {
+    SessionEvent e = event;
+    switch (e.type) {
+    case SessionEventType::Drag:
+        for (auto& c : copies_) c->world.setDrag(e.body, e.local, e.target);
+        break;
+    case SessionEventType::Release:
+        for (auto& c : copies_) {
+            c->world.clearDrag();
+            // The throw: the body leaves with the cursor's velocity.
+            if (lengthSq(e.velocity) > 0 && e.body >= 0 && e.body < c->world.model().bodyCount())
+                c->world.state().linVel[e.body] = e.velocity;
+        }
+        break;
+    case SessionEventType::Launch: {
+        BodyDesc d;
+        d.name = "launched";
+        ShapeDesc shape;
+        if (e.sphere) {
+            shape.type = ShapeType::Sphere;
+            shape.radius = e.size;
+            d.color = {0.95f, 0.75f, 0.25f};
+        } else {
+            shape.polytope = makeBox({e.size, e.size, e.size});
+            d.color = {0.30f, 0.75f, 0.95f};
+        }
+        d.shapes.push_back(shape);
+        d.density = 500;
+        d.pose.pos = e.position;
+        d.linVel = e.velocity;
+        for (auto& c : copies_) {
+            std::string error;
+            if (c->world.addBody(d, &error) < 0) status = "launch failed: " + error;
+        }
+        break;
+    }
+    case SessionEventType::Settings: {
+        for (int i = 0; i < copyCount(); ++i) {
+            if (e.copy != i && !(replaying_ && !options_.compare.empty())) continue;
+            WorldSettings s = e.settings;
+            if (replaying_) {
+                // Replaying under another model or solver: the command line wins.
+                options_.overrides.apply(s);
+                if (!options_.compare.empty()) {
+                    s.solver.contactModel = copies_[i]->spec.model;
+                    s.solver.linearSolver = copies_[i]->spec.solver;
+                }
+            }
+            copies_[i]->world.settings = s;
+            loggedSettings_[i] = s;
+        }
+        break;
+    }
+    case SessionEventType::Reset: resetCopies(); break;
+    }
+    if (!log) return;
+    e.step = tick_;
+    // Drag targets move every frame: keep one drag event per step.
+    if (e.type == SessionEventType::Drag && !session_.events.empty() && session_.events.back().step == tick_ &&
+        session_.events.back().type == SessionEventType::Drag)
+        session_.events.back() = e;
+    else
+        session_.events.push_back(e);
+}
+
+void SandboxApp::logSettingsChanges() {
+    for (int i = 0; i < copyCount(); ++i) {
+        WorldSettings& s = copies_[i]->world.settings;
+        clampSettings(s);
+        if (sameSettings(s, loggedSettings_[i])) continue;
+        copies_[i]->spec.model = s.solver.contactModel;
+        copies_[i]->spec.solver = s.solver.linearSolver;
+        copies_[i]->label = copies_[i]->spec.label();
+        SessionEvent e;
+        e.type = SessionEventType::Settings;
+        e.copy = i;
+        e.settings = s;
+        applyEvent(e, true);
+    }
+}
+
+void SandboxApp::clampSettings(WorldSettings& s) const {
+    s.dt = std::clamp(s.dt, Real(1e-4), Real(0.05));
+    s.substeps = std::clamp(s.substeps, 1, 64);
+    s.solver.newtonIterations = std::clamp(s.solver.newtonIterations, 1, 200);
+    s.solver.linearIterations = std::clamp(s.solver.linearIterations, 1, 500);
+    s.frictionScale = std::clamp(s.frictionScale, Real(0), Real(10));
+}
+
+bool SandboxApp::startReplay(const std::string& path, std::string* error) {
+    Session s;
+    if (!readSession(path, s, error)) return false;
+    if (!loadScene(s.scene, error)) return false;
+    std::vector<CopySpec> specs = options_.compare;
+    setCopies(specs);
+    for (int i = 0; i < copyCount(); ++i) {
+        WorldSettings base = s.settings[std::min<size_t>(i, s.settings.size() - 1)];
+        options_.overrides.apply(base);
+        if (!options_.compare.empty()) {
+            base.solver.contactModel = copies_[i]->spec.model;
+            base.solver.linearSolver = copies_[i]->spec.solver;
+        }
+        copies_[i]->world.settings = base;
+        copies_[i]->spec.model = base.solver.contactModel;
+        copies_[i]->spec.solver = base.solver.linearSolver;
+        copies_[i]->label = copies_[i]->spec.label();
+        loggedSettings_[i] = base;
+        session_.settings[i] = base;
+        session_.copies[i] = copies_[i]->label;
+    }
+    replay_ = s;
+    replayNext_ = 0;
+    replaying_ = true;
+    status = "replaying " + path + " (" + std::to_string(s.events.size()) + " events, " +
+             std::to_string(s.steps) + " steps)";
+    return true;
+}
+
+bool SandboxApp::saveSession(const std::string& path, std::string* error) const {
+    return writeSession(path, session_, error);
+}
+
+}  // namespace cs

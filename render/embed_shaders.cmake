@@ -1,0 +1,12 @@
+# Writes every shaders/*.glsl into one header as raw string literals: kShader_<name>.
+file(GLOB files ${SHADER_DIR}/*.glsl)
+list(SORT files)
+set(text "// Generated from shaders/*.glsl by render/embed_shaders.cmake. Do not edit.\n#pragma once\n\n")
+foreach(f ${files})
+  get_filename_component(name ${f} NAME_WE)
+  string(MAKE_C_IDENTIFIER ${name} id)
+  file(READ ${f} src)
+  string(APPEND text "static const char* const kShader_${id} = R\"GLSL(${src})GLSL\";\n\n")
+endforeach()
+file(WRITE ${OUT}.tmp "${text}")
+execute_process(COMMAND ${CMAKE_COMMAND} -E copy_if_different ${OUT}.tmp ${OUT})

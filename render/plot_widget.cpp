@@ -1,0 +1,123 @@
+// ImDrawList line plots; see plot_widget.h.
+#include "render/plot_widget.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include <imgui.h>
+
+namespace cs {
+
+unsigned plotRampColor(int i, int n) {
+    float t = n > 1 ? float(i) / float(n - 1) : 0.f;
+    ImVec4 a(0.30f, 0.55f, 0.95f, 1.f), b(0.98f, 0.60f, 0.20f, 1.f);
+    return ImGui::ColorConvertFloat4ToU32(ImVec4(a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t,
+                                                 a.z + (b.z - a.z) * t, 1.f));
+}
+
+void plotWidget(const char* id, const std::vector<PlotSeries>& series, const PlotOptions& options) {
+    ImGui::PushID(id);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    ImVec2 p0 = ImGui::GetCursorScreenPos();
+    float width = std::max(120.f, ImGui::GetContentRegionAvail().x);
+    ImVec2 size(width, options.height);
+    ImGui::InvisibleButton("plot", size);
+    bool hovered = ImGui::IsItemHovered();
+    ImVec2 p1(p0.x + size.x, p0.y + size.y);
+    dl->AddRectFilled(p0, p1, IM_COL32(20, 22, 26, 255));
+    dl->AddRect(p0, p1, IM_COL32(90, 90, 100, 255));
+
+    // Data range; log axes ignore non-positive values.
+    float xMin = 1e30f, xMax = -1e30f, yMin = 1e30f, yMax = -1e30f;
+    auto mapY = [&](float y) { return options.logY ? std::log10(std::max(y, 1e-30f)) : y; };
+    for (const PlotSeries& s : series) {
+        for (size_t i = 0; i < s.values.size(); ++i) {
+            float y = s.values[i];
+            if (!std::isfinite(y) || (options.logY && y <= 0)) continue;
+            xMin = std::min(xMin, s.xStart + i);
+            xMax = std::max(xMax, s.xStart + i);
+            yMin = std::min(yMin, mapY(y));
+            yMax = std::max(yMax, mapY(y));
+        }
+    }
+    const float padL = 58, padR = 8, padT = 8, padB = 18;
+    ImVec2 a(p0.x + padL, p0.y + padT), b(p1.x - padR, p1.y - padB);
+    if (xMin > xMax) {
+        dl->AddText(ImVec2(a.x + 8, a.y + 8), IM_COL32(160, 160, 160, 255), "no data");
+        ImGui::PopID();
+        return;
+    }
+    if (xMax - xMin < 1) xMax = xMin + 1;
+    if (yMax - yMin < 1e-12f) {
+        yMax += options.logY ? 0.5f : std::max(1e-6f, std::fabs(yMax) * 0.1f);
+        yMin -= options.logY ? 0.5f : std::max(1e-6f, std::fabs(yMin) * 0.1f);
+    }
+    auto toScreen = [&](float x, float y) {
+        return ImVec2(a.x + (x - xMin) / (xMax - xMin) * (b.x - a.x),
+                      b.y - (mapY(y) - yMin) / (yMax - yMin) * (b.y - a.y));
+    };
+    // Horizontal guides: each decade on a log axis, quarters on a linear one.
+    char label[64];
+    if (options.logY) {
+        for (int d = (int)std::ceil(yMin); d <= (int)std::floor(yMax); ++d) {
+            float sy = b.y - (d - yMin) / (yMax - yMin) * (b.y - a.y);
+            dl->AddLine(ImVec2(a.x, sy), ImVec2(b.x, sy), IM_COL32(60, 62, 70, 255));
+            std::snprintf(label, sizeof label, "1e%d", d);
+            dl->AddText(ImVec2(p0.x + 4, sy - 7), IM_COL32(170, 170, 170, 255), label);
+        }
+    } else {
+        for (int k = 0; k <= 4; ++k) {
+            float v = yMin + (yMax - yMin) * k / 4.f;
+            float sy = b.y - (b.y - a.y) * k / 4.f;
+            dl->AddLine(ImVec2(a.x, sy), ImVec2(b.x, sy), IM_COL32(60, 62, 70, 255));
+            std::snprintf(label, sizeof label, options.yFormat, v);
+            dl->AddText(ImVec2(p0.x + 4, sy - 7), IM_COL32(170, 170, 170, 255), label);
+        }
+    }
+    std::snprintf(label, sizeof label, "%g", xMin);
+    dl->AddText(ImVec2(a.x, b.y + 2), IM_COL32(170, 170, 170, 255), label);
+    std::snprintf(label, sizeof label, "%g %s", xMax, options.xLabel);
+    dl->AddText(ImVec2(b.x - ImGui::CalcTextSize(label).x, b.y + 2), IM_COL32(170, 170, 170, 255), label);
+
+    dl->PushClipRect(a, ImVec2(b.x + 1, b.y + 1), true);
+    for (const PlotSeries& s : series) {
+        std::vector<ImVec2> pts;
+        for (size_t i = 0; i < s.values.size(); ++i) {
+            float y = s.values[i];
+            if (!std::isfinite(y) || (options.logY && y <= 0)) continue;
+            pts.push_back(toScreen(s.xStart + i, y));
+        }
+        if (pts.size() == 1) dl->AddCircleFilled(pts[0], 2.5f, s.color);
+        else if (pts.size() > 1) dl->AddPolyline(pts.data(), (int)pts.size(), s.color, 0, 1.5f);
+    }
+    dl->PopClipRect();
+
+    if (options.legend && series.size() <= 12) {
+        float y = a.y + 2;
+        for (const PlotSeries& s : series) {
+            if (s.name.empty()) continue;
+            ImVec2 ts = ImGui::CalcTextSize(s.name.c_str());
+            float x = b.x - ts.x - 4;
+            dl->AddRectFilled(ImVec2(x - 12, y + 4), ImVec2(x - 4, y + 10), s.color);
+            dl->AddText(ImVec2(x, y), IM_COL32(220, 220, 220, 255), s.name.c_str());
+            y += ts.y;
+        }
+    }
+    if (hovered) {
+        ImVec2 m = ImGui::GetIO().MousePos;
+        float x = xMin + (m.x - a.x) / (b.x - a.x) * (xMax - xMin);
+        int xi = (int)std::lround(x);
+        std::string tip;
+        for (const PlotSeries& s : series) {
+            int i = xi - (int)s.xStart;
+            if (i < 0 || i >= (int)s.values.size()) continue;
+            std::snprintf(label, sizeof label, "%s: %.4g\n", s.name.empty() ? "y" : s.name.c_str(), s.values[i]);
+            tip += label;
+        }
+        if (!tip.empty()) ImGui::SetTooltip("x = %d\n%s", xi, tip.c_str());
+    }
+    ImGui::PopID();
+}
+
+}  // namespace cs

@@ -1,0 +1,77 @@
+// Shaded bodies, drawn instanced: every distinct convex part becomes one mesh (flat-shaded faces
+// of the polytope, or a unit icosphere scaled per instance), and each frame the world's shape
+// transforms are gathered into per-mesh instance arrays and drawn with glDrawElementsInstanced.
+// Equal parts share a mesh (a pile of 1,000 equal boxes is one draw call). A directional key light
+// casts shadows through a depth map; static bodies carry a world-space grid (the ground).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <glm/glm.hpp>
+
+#include "engine/world.h"
+#include "render/camera.h"
+
+namespace cs {
+
+struct BodyInstance {            // per-instance vertex attributes (64 bytes)
+    float row[3][4];             // shape-local to world, rows of a 3x4 affine matrix
+    float color[4];              // rgb, a > 1.5 marks a static body (grid)
+};
+
+class SceneRenderer {
+public:
+    bool init(std::string* error);
+    void shutdown();
+
+    // Forgets all meshes (a new scene); syncModel then builds them again.
+    void resetModel();
+    // Builds meshes for shapes added since the last call (scene load, launched bodies).
+    void syncModel(const Model& model);
+
+    // Collects the instances of every active body of this world.
+    void gatherInstances(const World& world, int selectedBody);
+    // The shadow pass for the gathered instances into shadow map `slot` (one per copy). Call
+    // it for every copy before binding and clearing the frame's target: on Mesa's llvmpipe a clear
+    // left pending across a framebuffer switch, or a scissored clear, costs a full extra pass.
+    void renderShadows(const Camera& camera, int slot);
+    // The shaded pass into the viewport of the bound framebuffer, shadowed by map `slot`.
+    void render(const Camera& camera, const Viewport& viewport, int slot);
+
+    Color3 bodyColor(const Model& model, int body) const;   // scene colour or a palette colour
+
+    bool shadows = true;
+    int shadowMapSize = 2048;
+    float gridSpacing = 0.25f;       // metres between minor grid lines (major: 10x)
+    glm::vec3 lightDir = glm::normalize(glm::vec3(0.45f, 0.3f, 1.f));
+    int drawCalls = 0;               // last render, for the stats panel
+
+private:
+    struct Mesh {
+        unsigned vao = 0, vbo = 0, ebo = 0, instanceVbo = 0;
+        int indexCount = 0;
+        size_t instanceCapacity = 0;
+        std::vector<BodyInstance> instances;
+    };
+    int meshForPolytope(const ConvexPolytope& p);
+    int uploadMesh(const std::vector<float>& vertices, const std::vector<uint32_t>& indices);
+    void drawMeshes(bool shadowPass);
+
+    std::vector<Mesh> meshes_;
+    std::unordered_map<uint64_t, int> meshByHash_;
+    std::vector<int> shapeMesh_;     // (nshape) mesh index
+    int sphereMesh_ = -1, planeMesh_ = -1;
+    bool needGroundPlane_ = true;
+    unsigned meshProgram_ = 0, shadowProgram_ = 0;
+    struct ShadowMap {
+        unsigned fbo = 0, texture = 0;
+        int size = 0;
+        glm::mat4 lightViewProj{1.f};
+    };
+    std::vector<ShadowMap> shadowMaps_;
+};
+
+}  // namespace cs

@@ -1,0 +1,53 @@
+#version 330 core
+// Soft lighting: a hemisphere ambient (sky above, ground bounce below), one directional key light
+// with a hardware-filtered (2x2 PCF) shadow map lookup, a little specular, and a world-space grid on static bodies.
+in vec3 vWorldPos;
+in vec3 vNormal;
+in vec4 vColor;
+in vec4 vLightPos;
+
+uniform vec3 uLightDir;      // towards the light, unit
+uniform vec3 uCameraPos;
+uniform sampler2DShadow uShadowMap;
+uniform int uShadows;
+uniform float uGridSpacing;
+
+out vec4 fragColor;
+
+float shadowFactor(vec3 n) {
+    if (uShadows == 0) return 1.0;
+    vec3 p = vLightPos.xyz / vLightPos.w * 0.5 + 0.5;
+    if (p.x <= 0.0 || p.x >= 1.0 || p.y <= 0.0 || p.y >= 1.0 || p.z >= 1.0) return 1.0;
+    float bias = max(0.0025 * (1.0 - dot(n, uLightDir)), 0.0008);
+    // Hardware 2x2 percentage-closer filtering (compare mode, linear filter): one fetch.
+    return texture(uShadowMap, vec3(p.xy, p.z - bias));
+}
+
+float gridLines(vec2 xy, float spacing) {
+    vec2 g = xy / spacing;
+    vec2 w = fwidth(g);
+    vec2 a = abs(fract(g - 0.5) - 0.5) / max(w, vec2(1e-6));
+    return 1.0 - min(min(a.x, a.y), 1.0);
+}
+
+void main() {
+    vec3 n = normalize(vNormal);
+    if (!gl_FrontFacing) n = -n;
+    vec3 base = vColor.rgb;
+    if (vColor.a > 1.5 && n.z > 0.5) {
+        float minor = gridLines(vWorldPos.xy, uGridSpacing);
+        float major = gridLines(vWorldPos.xy, uGridSpacing * 10.0);
+        base = mix(base, base * 0.55, max(minor * 0.6, major));
+    }
+    float sky = 0.5 + 0.5 * n.z;
+    vec3 ambient = mix(vec3(0.22, 0.21, 0.20), vec3(0.42, 0.45, 0.50), sky);
+    float diffuse = max(dot(n, uLightDir), 0.0) * shadowFactor(n);
+    vec3 v = normalize(uCameraPos - vWorldPos);
+    vec3 h = normalize(v + uLightDir);
+    float spec = pow(max(dot(n, h), 0.0), 48.0) * 0.25 * diffuse;
+    vec3 c = base * (ambient + 0.75 * diffuse * vec3(1.0, 0.97, 0.92)) + vec3(spec);
+    // Distance fog towards the background keeps far grid lines from aliasing.
+    float fog = clamp((length(uCameraPos - vWorldPos) - 30.0) / 90.0, 0.0, 1.0);
+    c = mix(c, vec3(0.17, 0.18, 0.20), fog);
+    fragColor = vec4(pow(c, vec3(1.0 / 1.1)), 1.0);
+}
