@@ -95,7 +95,8 @@ bool stateIsFinite(const World& world) {
 namespace {
 
 struct Stats {
-    double contactsMean = 0, contactsMax = 0, wallMean = 0, wallMedian = 0, wallP95 = 0;
+    int contactsMax = 0;
+    double contactsMean = 0, wallMean = 0, wallMedian = 0, wallP95 = 0;
     double newtonMean = 0, linearMean = 0, residualMean = 0, residualMax = 0, residualFinal = 0;
     double penetrationMax = 0, overlapFinal = 0, overlapMax = 0, keFinal = 0;
 };
@@ -105,7 +106,7 @@ Stats computeStats(const RunSummary& s) {
     std::vector<double> wall;
     for (const StepRecord& r : s.records) {
         t.contactsMean += r.contacts;
-        t.contactsMax = std::max<double>(t.contactsMax, r.contacts);
+        t.contactsMax = std::max(t.contactsMax, r.contacts);
         wall.push_back(r.wallMs);
         t.newtonMean += r.newtonIterations;
         t.linearMean += r.linearIterations;
@@ -173,7 +174,7 @@ void writeSummaryText(const RunSummary& s, std::FILE* out) {
     std::fprintf(out, "scene %s: %d bodies, %d steps of %.4g s (%d substeps), %s contact, %s solver, %s NCP, %s/%s\n",
                  s.scene.c_str(), s.bodies, s.steps, s.dt, s.substeps, s.contact.c_str(), s.solver.c_str(),
                  s.ncp.c_str(), s.backend.c_str(), s.precision.c_str());
-    std::fprintf(out, "  contacts        mean %.1f, max %.0f\n", t.contactsMean, t.contactsMax);
+    std::fprintf(out, "  contacts        mean %.1f, max %d\n", t.contactsMean, t.contactsMax);
     std::fprintf(out, "  wall time       %.3f ms/step mean, %.3f median, %.3f p95\n", t.wallMean, t.wallMedian, t.wallP95);
     std::fprintf(out, "  stages          broad %.3f, narrow %.3f, contact model %.3f, solve %.3f, integrate %.3f ms/step\n",
                  1e3 * p.broadPhase / n, 1e3 * p.narrowPhase / n, 1e3 * p.contactModel / n, 1e3 * p.solve / n,
