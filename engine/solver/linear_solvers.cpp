@@ -46,6 +46,8 @@ Real dotProduct(const Real* a, const Real* b, int n) {
     return s;
 }
 
+// A colouring must list every row exactly once (colourRows a permutation of 0..rowCount-1):
+// rows left out would be missing from the scatter and from the Gauss-Seidel sweep.
 bool hasColours(const RowSystemView& s) {
     return s.colourCount > 0 && s.colourStart != nullptr && s.colourRows != nullptr;
 }
