@@ -94,8 +94,12 @@ int runHeadless(const RunOptions& o) {
     s.seed = o.seed;
     s.threads = threads;
     double seconds = o.seconds ? *o.seconds : double(info.duration);
-    s.steps = o.steps ? *o.steps : std::max(1, int(std::ceil(seconds / s.dt - 1e-9)));
-    s.records.reserve(size_t(s.steps));
+    double steps = o.steps ? double(*o.steps) : std::max(1.0, std::ceil(seconds / s.dt - 1e-9));
+    if (steps > 1e8) {
+        std::fprintf(stderr, "sandbox: %.3g steps is too many (at most 1e8)\n", steps);
+        return kExitUsage;
+    }
+    s.steps = int(steps);
 
     World world(std::move(model), settings);
     ProgressBar progress(o.progress);

@@ -71,6 +71,7 @@ void readEmitter(const Json& v, const std::string& path, SceneContext& ctx) {
     readRange(obj, "size", sizeLo, sizeHi, false);
     if (obj.has("points")) readRange(obj, "points", pointsLo, pointsHi, true);
     if (pointsLo < 4) obj.fail("points", "a polytope needs at least 4 points");
+    if (pointsHi > kMaxHullPoints) obj.fail("points", "is too large (at most " + std::to_string(kMaxHullPoints) + ")");
     int seed = obj.integer("seed", 0);
     bool randomOrientation = obj.flag("random_orientation", true);
     bool colorGiven = obj.has("color");

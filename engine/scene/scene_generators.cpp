@@ -50,6 +50,7 @@ void ground(JsonObject& obj, Placer& out, const std::string& name) {
 // pyramid (base^2 + (base-1)^2 + ... + 1), bottom row resting on the frame's z = 0.
 void pyramid(JsonObject& obj, Placer& out, const std::string& name) {
     int base = obj.integer("base", 1);
+    if (base > 1000) obj.fail("base", "is too large (at most 1000)");
     Vec3 half = obj.has("half_extents") ? obj.positiveVec3("half_extents") : Vec3{Real(0.25), Real(0.25), Real(0.25)};
     Real gap = obj.nonNegative("spacing", 0);
     std::string layout = obj.text("layout", "wall");
@@ -107,6 +108,7 @@ void repeat(JsonObject& obj, Placer& out, const std::string& name, bool grid) {
             !c[2].is_number_integer() || c[0].get<int>() < 1 || c[1].get<int>() < 1 || c[2].get<int>() < 1)
             obj.fail("counts", "expected three positive integers");
         nx = c[0].get<int>(), ny = c[1].get<int>(), nz = c[2].get<int>();
+        if (double(nx) * ny * nz > kMaxSceneBodies) obj.fail("counts", "makes too many bodies");
         offset = obj.vec3("spacing");
     } else {
         nx = obj.integer("count", 1);

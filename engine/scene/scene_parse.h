@@ -33,6 +33,10 @@ struct JointSpec {
     std::string path;            // JSON path, for messages
 };
 
+// Limits that keep a mistyped count from exhausting memory; beyond them the loader says so.
+constexpr int kMaxSceneBodies = 100000;
+constexpr int kMaxHullPoints = 100000;
+
 struct SceneContext {
     std::string file;            // for messages
     std::string dir;             // OBJ paths are relative to this

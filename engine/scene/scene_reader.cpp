@@ -25,6 +25,8 @@ void SceneContext::fail(const std::string& path, const std::string& message) con
 }
 
 void SceneContext::addBody(BodyDesc body, const std::string& path) {
+    if (bodies.size() >= size_t(kMaxSceneBodies))
+        fail(path, "the scene has more than " + std::to_string(kMaxSceneBodies) + " bodies");
     if (!body.name.empty()) {
         if (frames.count(body.name))
             fail(path, "duplicate body name \"" + body.name + "\"");
@@ -115,7 +117,7 @@ int JsonObject::integer(const char* key, int minValue) {
     long long x = v.get<long long>();
     if (x < minValue) fail(key, "must be at least " + std::to_string(minValue) + " (got " +
                                     std::to_string(x) + ")");
-    if (x > 100000000) fail(key, "is too large (got " + std::to_string(x) + ")");
+    if (x > 2147483647) fail(key, "is too large (got " + std::to_string(x) + ")");
     return int(x);
 }
 

@@ -140,6 +140,7 @@ ShapeDesc readShape(const Json& v, const std::string& path, const SceneContext& 
     } else if (type == "random") {
         int seed = obj.integer("seed", 0);
         int count = obj.integer("count", 4);
+        if (count > kMaxHullPoints) obj.fail("count", "is too large (at most " + std::to_string(kMaxHullPoints) + ")");
         Vec3 radii = obj.positiveVec3("radii");
         BuildResult r = makeRandomPolytope(uint64_t(seed) + ctx.seedOffset, count, radii, shape.polytope);
         if (!r.ok) obj.fail("seed", "degenerate random polytope: " + r.error);
