@@ -322,3 +322,47 @@ TEST_CASE("scenes: bad input gives one line naming the file and the problem") {
     CHECK(l.model.mass[0] == doctest::Approx(8000));
     CHECK(l.model.polytopes[1].vertexCount() == 4);
 }
+
+TEST_CASE("scenes: generators make the closed-form numbers of bodies and joints keep their anchors") {
+    auto loadText = [](const std::string& text, Model& m) {
+        WorldSettings s;
+        SceneInfo i;
+        std::string e;
+        bool ok = loadSceneFromText(text, "gen.json", ".", m, s, i, &e);
+        CHECK_MESSAGE(ok, e);
+        return ok;
+    };
+    Model square, house, grid, row;
+    REQUIRE(loadText(R"({"bodies": [{"generator": "pyramid", "base": 6, "layout": "square"}]})", square));
+    CHECK(square.bodyCount() == 36 + 25 + 16 + 9 + 4 + 1);
+    REQUIRE(loadText(R"({"bodies": [{"generator": "card_house", "levels": 3, "card_half_length": 0.4,
+        "card_half_width": 0.3, "card_half_thickness": 0.005, "lean_deg": 20}]})", house));
+    CHECK(house.bodyCount() == 2 * (3 + 2 + 1) + 2);   // A-frame cards + one flat card per lower level
+    CHECK(initialOverlap(house) < 1e-12);
+    REQUIRE(loadText(R"({"bodies": [{"generator": "grid", "counts": [2, 3, 4], "spacing": [1, 1, 1],
+        "body": {"name": "g", "shape": {"type": "sphere", "radius": 0.4}}}]})", grid));
+    CHECK(grid.bodyCount() == 24);
+    CHECK(grid.bodyName[23] == "g_1_2_3");
+    CHECK(grid.initialPos[23].x == doctest::Approx(1));
+    CHECK(grid.initialPos[23].z == doctest::Approx(3));
+    REQUIRE(loadText(R"({"bodies": [{"generator": "row", "count": 3, "offset": [0, 0, 1],
+        "rotation_step": {"axis": [0, 0, 1], "deg": 90},
+        "body": {"name": "r", "shape": {"type": "box", "half_extents": [1, 0.1, 0.1]}, "velocity": [1, 0, 0]}}]})", row));
+    REQUIRE(row.bodyCount() == 3);
+    CHECK(row.initialRot[1].w == doctest::Approx(std::sqrt(0.5)));   // 90 deg about z
+    CHECK(std::fabs(row.initialRot[2].z) == doctest::Approx(1));      // 180 deg
+    CHECK(row.initialPos[2].z == doctest::Approx(2));
+    CHECK(row.initialLinVel[2].x == 1);
+
+    Loaded chain = load("hinge_chain");
+    REQUIRE(chain.ok);
+    REQUIRE(chain.model.joints.size() == 6);
+    for (size_t k = 0; k < chain.model.joints.size(); ++k) {
+        const Joint& j = chain.model.joints[k];
+        CHECK(j.type == JointType::Revolute);
+        CHECK(j.bodyB == bodyIndex(chain.model, "link_" + std::to_string(k)));
+        Vec3 world{Real(0.4) * Real(k), 0, Real(2.5)};
+        Vec3 fromB = transformPoint({chain.model.initialPos[j.bodyB], chain.model.initialRot[j.bodyB]}, j.anchorB);
+        CHECK(length(fromB - world) < 1e-12);
+    }
+}
