@@ -22,14 +22,15 @@ struct SolverSettings {
     ContactModelType contactModel = ContactModelType::Standard;
     NcpFunction ncp = NcpFunction::FischerBurmeister;
     LinearSolverType linearSolver = LinearSolverType::PCR;
-    int newtonIterations = 6;
-    int linearIterations = 20;
-    Real newtonTolerance = Real(1e-9);   // stop when the NCP residual ||h|| drops below this
+    int newtonIterations = 8;
+    int linearIterations = 40;
+    Real newtonTolerance = Real(1e-5);   // m/s: stop when the NCP merit ||phi|| drops below this
     Real linearTolerance = Real(1e-12);  // relative, on the linear residual
     Real damping = Real(0.75);           // damped Newton step t ([NSN] section 8.1)
     Real regularization = Real(1e-6);    // epsilon identity shift ([NSN] section 8.4), 1/kg
     bool warmStart = true;
-    bool complementarityPreconditioner = true;   // [NSN] section 7, r = h [J M^-1 J^T]_ii
+    bool complementarityPreconditioner = true;
+    int maxBacktracks = 2;               // step halvings when a Newton step raises the merit   // [NSN] section 7, r = h [J M^-1 J^T]_ii
     Real stabilization = 1;              // fraction of the gap psi/h kept in the constraint ([PEG] eq. 9)
 };
 

@@ -36,12 +36,28 @@ ContactKey keyOf(const PotentialContact& c) {
                       (uint64_t(c.featureA) << 32) | c.featureB};
 }
 
+// Two feature pairs of one shape pair that constrain the same point along the same normal:
+// a vertex of A on a face of B and a vertex of B on a face of A where two equal boxes meet face
+// to face. The standard model keeps one; the rows would be identical (a singular system that
+// costs twice as much). PEG, which reasons about feature pairs, sees them all.
+bool duplicateOfEarlier(const std::vector<PotentialContact>& pc, size_t ci, size_t first) {
+    const Real tol = Real(1e-5);
+    for (size_t k = first; k < ci; ++k)
+        if (lengthSq(pc[k].pointA - pc[ci].pointA) < tol * tol && dot(pc[k].normal, pc[ci].normal) > Real(0.9999))
+            return true;
+    return false;
+}
+
 }  // namespace
 
 void buildStandardRows(const ContactStageInput& in, ConstraintRows& rows) {
     const SolverSettings& solver = in.settings.solver;
+    size_t pairFirst = 0;   // first contact of the current shape pair (contacts come grouped)
     for (size_t ci = 0; ci < in.potential.size(); ++ci) {
         const PotentialContact& c = in.potential[ci];
+        if (ci > 0 && (c.shapeA != in.potential[ci - 1].shapeA || c.shapeB != in.potential[ci - 1].shapeB))
+            pairFirst = ci;
+        if (duplicateOfEarlier(in.potential, ci, pairFirst)) continue;
         Vec3 rA = c.bodyA >= 0 ? c.pointA - in.state.pos[c.bodyA] : Vec3{0, 0, 0};
         Vec3 rB = c.bodyB >= 0 ? c.pointB - in.state.pos[c.bodyB] : Vec3{0, 0, 0};
         // [PEG] eq. 9 keeps psi/h as the stabilization term; a fraction of it for overlaps.

@@ -112,7 +112,17 @@ void solveNewton(const SolverSettings& settings, Real h, ConstraintRows& rows, B
 
     RowSystemView view = makeView(rows, bodies, s.compliance.data());
     std::fill(s.compliance.begin(), s.compliance.end(), Real(0));
-    for (int i = 0; i < n; ++i) s.diagA[i] = rowDiagonal(view, i);   // J is fixed over the step
+    // J is fixed over the step: H^-1 J^T and the diagonal are computed once.
+    s.minvJA.resize(n);
+    s.minvJB.resize(n);
+    const Spatial zero{{0, 0, 0}, {0, 0, 0}};
+    for (int i = 0; i < n; ++i) {
+        s.minvJA[i] = rows.bodyA[i] >= 0 ? applyInvMass(view, rows.bodyA[i], rows.jacobianA[i]) : zero;
+        s.minvJB[i] = rows.bodyB[i] >= 0 ? applyInvMass(view, rows.bodyB[i], rows.jacobianB[i]) : zero;
+        s.diagA[i] = rowDiagonal(view, i);
+    }
+    view.invMassJacobianA = s.minvJA.data();
+    view.invMassJacobianB = s.minvJB.data();
     if (settings.linearSolver == LinearSolverType::GaussSeidel) {
         colourRows(rows, bodies.invMass, s.colourStart, s.colourRows);
         view.colourCount = (int)s.colourStart.size() - 1;
@@ -133,13 +143,21 @@ void solveNewton(const SolverSettings& settings, Real h, ConstraintRows& rows, B
     linear.maxIterations = settings.linearIterations;
     linear.tolerance = settings.linearTolerance;
 
-    for (int k = 0;; ++k) {
-        // Linearize every row at (u, lambda).
+    // Merit: ||phi|| over all rows in m/s, after linearizing every row at (u, lambda).
+    auto evaluate = [&]() {
         for (int i = 0; i < n; ++i) s.jv[i] = gatherRow(view, i, bodies.velocity.data());
         for (int i = 0; i < n; ++i) evalRow(eval, i);
-        Real merit = norm2(s.merit);
-        if (k >= settings.newtonIterations || merit <= settings.newtonTolerance) break;
+        return norm2(s.merit);
+    };
+    auto setImpulses = [&](Real t) {   // lambda = lambda_k + t dlambda, drag force limit, u from lambda
+        for (int i = 0; i < n; ++i)
+            rows.lambda[i] = std::clamp(s.lambdaStart[i] + t * s.dlambda[i], -rows.maxImpulse[i], rows.maxImpulse[i]);
+        velocitiesFromImpulses(view, rows, bodies, s.w);   // eqs. 60-62
+    };
 
+    Real merit = evaluate();
+    stats.newtonResidual.push_back(merit);
+    for (int k = 0; k < settings.newtonIterations && merit > settings.newtonTolerance; ++k) {
         // [J M^-1 J^T + C + eps I] dlambda = -h   ([NSN] eq. 59, regularized as in section 8.4)
         for (int i = 0; i < n; ++i) {
             s.compliance[i] += settings.regularization;
@@ -153,13 +171,15 @@ void solveNewton(const SolverSettings& settings, Real h, ConstraintRows& rows, B
         stats.linearIterations += r.iterations;
         stats.newtonIterations = k + 1;
 
-        // Damped step ([NSN] eq. 61), then the drag's force limit as a projection.
-        for (int i = 0; i < n; ++i) {
-            Real l = rows.lambda[i] + settings.damping * s.dlambda[i];
-            rows.lambda[i] = std::clamp(l, -rows.maxImpulse[i], rows.maxImpulse[i]);
-        }
-        velocitiesFromImpulses(view, rows, bodies, s.w);   // eq. 60-62
+        // Damped step t ([NSN] eq. 61, section 8.1). No line search: as [NSN] reports for
+        // frictional problems, backtracking on the merit stalls the iteration; measured here on
+        // the pyramid it also let the stack creep (bench notes in README).
+        s.lambdaStart = rows.lambda;
+        setImpulses(settings.damping);
+        merit = evaluate();
+        stats.newtonResidual.push_back(merit);
     }
+    stats.residualFinal = merit;
 }
 
 }  // namespace cs

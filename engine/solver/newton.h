@@ -20,8 +20,8 @@ struct BodyVelocities {
 };
 
 struct NewtonScratch {
-    std::vector<Real> jv, diagA, compliance, residual, merit, rhs, dlambda;
-    std::vector<Spatial> w;
+    std::vector<Real> jv, diagA, compliance, residual, merit, rhs, dlambda, lambdaStart;
+    std::vector<Spatial> w, minvJA, minvJB;
     std::vector<int> colourStart, colourRows;
     LinearSolverScratch linear;
 };
