@@ -57,6 +57,7 @@ void pyramid(JsonObject& obj, Placer& out, const std::string& name) {
     if (layout != "wall" && layout != "square") obj.fail("layout", "expected \"wall\" or \"square\"");
     BodyDesc b = boxBody(half);
     readBodyCommon(obj, b);
+    out.colorGiven = obj.has("color");
     Real sx = 2 * half.x + gap, sy = 2 * half.y + gap;
     int index = 0;
     for (int level = 0; level < base; ++level) {
@@ -90,6 +91,7 @@ void stack(JsonObject& obj, Placer& out, const std::string& name) {
             obj.fail("masses", "give \"masses\" or \"mass\"/\"density\", not both");
     }
     readBodyCommon(obj, b);
+    out.colorGiven = obj.has("color");
     for (int i = 0; i < count; ++i) {
         if (!masses.empty()) b.mass = masses[i];
         out.add(b, name + "_" + std::to_string(i), at({0, 0, half.z + i * (2 * half.z + gap)}));
@@ -144,6 +146,7 @@ void arch(JsonObject& obj, Placer& out, const std::string& name) {
     Real gap = obj.nonNegative("gap", 0);
     BodyDesc b;
     readBodyCommon(obj, b);
+    out.colorGiven = obj.has("color");
     Real shrink = gap / (r0 + r1);   // half the gap, as an angle at the mean radius
     for (int k = 0; k < blocks; ++k) {
         Real a0 = kPi * k / blocks + shrink, a1 = kPi * (k + 1) / blocks - shrink;
@@ -173,6 +176,7 @@ void cardHouse(JsonObject& obj, Placer& out, const std::string& name) {
     if (!(theta < kPi / 2)) obj.fail("lean_deg", "must be below 90");
     BodyDesc b;
     readBodyCommon(obj, b);
+    out.colorGiven = obj.has("color");
     Real c = std::cos(theta), s = std::sin(theta);
     Real foot = 2 * h * s + 2 * t * c + g / 2;       // half footprint of one A-frame
     Real spacing = 2 * foot + Real(0.05) * h;         // apex to apex
@@ -211,7 +215,7 @@ void readGenerator(const Json& v, const std::string& path, SceneContext& ctx) {
     JsonObject obj(v, path, ctx);
     std::string kind = obj.text("generator");
     std::string name = obj.text("name", kind);
-    Placer out{ctx, readPose(obj), path, obj.has("color")};
+    Placer out{ctx, readPose(obj), path, false};
     if (kind == "ground") ground(obj, out, name);
     else if (kind == "pyramid") pyramid(obj, out, name);
     else if (kind == "stack") stack(obj, out, name);
