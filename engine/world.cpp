@@ -101,6 +101,16 @@ void World::substep(Real h) {
     for (int b = 0; b < nb; ++b) s.active[b] = isActive(b) ? 1 : 0;
     computeShapeAabbs(model_, state_, settings.contactMargin, s.aabbs);
     findPairs(model_, s.aabbs, s.active.data(), s.pairs);
+    if (!model_.joints.empty()) {   // bodies joined by a joint do not collide with each other
+        auto jointed = [&](int a, int b) {
+            for (const Joint& j : model_.joints)
+                if ((j.bodyA == a && j.bodyB == b) || (j.bodyA == b && j.bodyB == a)) return true;
+            return false;
+        };
+        std::erase_if(s.pairs, [&](const ShapePair& p) {
+            return jointed(model_.shapeBody[p.shapeA], model_.shapeBody[p.shapeB]);
+        });
+    }
     profile_.broadPhase = secondsSince(t);
 
     // ---- narrow phase ----

@@ -90,7 +90,7 @@ def main():
     for dt in dts:
         for seed in seeds:
             r = run(exe, ["pour3d", "--contact", "standard", "--dt", str(dt), "--seconds", "6", "--seed", str(seed),
-                          "--threads", "1"])
+                          "--threads", "1", "--overlap-every", "1"])
             sweep.append({"contact": "standard", "dt": dt, "seed": seed, "precision": r["precision"],
                           "overlap_final_m3": r["overlap_volume_m3"]["final"], "overlap_max_m3": r["overlap_volume_m3"]["max"],
                           "max_penetration_m": r["max_penetration_m"], "failed_steps": r.get("failed_steps", 0),
