@@ -94,7 +94,8 @@ void DebugRenderer::render(const Camera& camera, const Viewport& vp) {
     GLint round = glGetUniformLocation(program_, "uRoundPoints");
     glBindVertexArray(vao_);
     glBindBuffer(GL_ARRAY_BUFFER, vbo_);
-    glEnable(GL_DEPTH_TEST);
+    if (xray) glDisable(GL_DEPTH_TEST);
+    else glEnable(GL_DEPTH_TEST);
     glEnable(GL_BLEND);
     glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
     glEnable(GL_PROGRAM_POINT_SIZE);
@@ -116,9 +117,9 @@ void DebugRenderer::render(const Camera& camera, const Viewport& vp) {
         glUniform1i(round, 1);
         upload(points_);
         glDrawArrays(GL_POINTS, 0, (int)points_.size());
-        glEnable(GL_DEPTH_TEST);
     }
     glBindVertexArray(0);
+    glEnable(GL_DEPTH_TEST);
     glDisable(GL_BLEND);
     glUseProgram(0);
 }

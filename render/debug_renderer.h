@@ -42,6 +42,10 @@ public:
     // Projects the texts of the batch onto the window (top-left pixel origin).
     void renderTexts(ImDrawList* list, const Camera& camera, const Viewport& viewport, int windowHeight);
 
+    // X-ray: lines and cones are drawn over the bodies (contacts sit inside the upper body, so a
+    // depth-tested cone or normal is hidden). Off: depth-tested against the bodies.
+    bool xray = true;
+
     size_t lineCount() const { return lines_.size() / 2; }
     size_t pointCount() const { return points_.size(); }
 

@@ -19,7 +19,11 @@ namespace cs {
 bool SandboxApp::init(GlContext* gl, std::string* error) {
     gl_ = gl;
     if (!sceneRenderer_.init(error) || !debugRenderer_.init(error)) return false;
-    sceneRenderer_.shadows = view.shadows = options_.shadows;
+    // Shadow mapping costs ~100 ms a frame at 720p on Mesa's llvmpipe (CPU): off by default
+    // there, on with a GPU; the Show panel (or a script's "show shadows on") turns it on.
+    bool software = gl->rendererName().find("llvmpipe") != std::string::npos ||
+                    gl->rendererName().find("softpipe") != std::string::npos;
+    sceneRenderer_.shadows = view.shadows = options_.forceShadows || (options_.shadows && !software);
     IMGUI_CHECKVERSION();
     ImGui::CreateContext();
     ImGuiIO& io = ImGui::GetIO();
@@ -57,6 +61,7 @@ void SandboxApp::shutdown() {
 
 void SandboxApp::layoutViewports() {
     gl_->framebufferSize(fbWidth_, fbHeight_);
+    panelWidth_ = std::min(340.f, 0.4f * float(fbWidth_));
     int x0 = view.settingsPanel ? int(panelWidth_) : 0;
     // The comparison table sits under the viewports.
     int y0 = copyCount() > 1 ? 34 + 21 * copyCount() : 0;
@@ -117,8 +122,19 @@ void SandboxApp::advance(double wallDt) {
 void SandboxApp::render(double wallDt) {
     auto t0 = std::chrono::steady_clock::now();
     layoutViewports();
+    // Shadow maps first, one per copy; then the frame's target is bound and cleared once
+    // (see SceneRenderer::renderShadows).
+    sceneRenderer_.shadows = view.shadows;
+    if (view.shadows) {
+        for (int i = 0; i < copyCount(); ++i) {
+            sceneRenderer_.gatherInstances(copies_[i]->world, selectedBody);
+            sceneRenderer_.renderShadows(camera, i);
+        }
+    }
     gl_->bindDrawTarget();
     glViewport(0, 0, fbWidth_, fbHeight_);
+    glClearColor(0.17f, 0.18f, 0.20f, 1.f);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
 
     // The UI frame starts first so the debug texts can go to its background draw list.
     ImGuiIO& io = ImGui::GetIO();
@@ -142,22 +158,10 @@ void SandboxApp::render(double wallDt) {
         world.draw(dd);
         // The app's own layer: the drag target the cursor holds, and the followed body.
         if (dragging() && view.draw.dragSpring) debugRenderer_.point(dragTarget_, 9.f, Color{1, 1, 1, 1});
+        debugRenderer_.xray = view.xray;
         debugRenderer_.render(camera, vp);
         debugRenderer_.renderTexts(ImGui::GetBackgroundDrawList(), camera, vp, fbHeight_);
     }
-    // Outside the viewports (under the panel and the table): cleared last, see SceneRenderer.
-    glEnable(GL_SCISSOR_TEST);
-    glClearColor(0.17f, 0.18f, 0.20f, 1.f);
-    int x0 = viewports_.empty() ? 0 : viewports_[0].x, y0 = copyCount() > 1 ? 34 + 21 * copyCount() : 0;
-    if (x0 > 0) {
-        glScissor(0, 0, x0, fbHeight_);
-        glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
-    }
-    if (y0 > 0) {
-        glScissor(x0, 0, fbWidth_ - x0, y0);
-        glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
-    }
-    glDisable(GL_SCISSOR_TEST);
     glViewport(0, 0, fbWidth_, fbHeight_);
 
     drawPanels();

@@ -139,6 +139,8 @@ bool parseGuiOptions(int argc, char** argv, bool record, GuiOptions& o, std::str
             o.headless = true;
         } else if (a == "--no-shadows") {
             o.shadows = false;
+        } else if (a == "--shadows") {
+            o.forceShadows = true;
         } else if (a == "--fixed-step") {
             o.fixedStep = true;
         } else if (a == "--script" || a == "--screenshot" || a == "--replay" || a == "--session-out") {
@@ -169,7 +171,7 @@ const char* guiUsage() {
            "  --compare 'standard/pcr,standard/jacobi'  2 to 4 copies side by side\n"
            "  --model M --ncp fb|min --solver S --newton N --linear N --dt S --substeps N\n"
            "  --friction X --gravity gz|gx,gy,gz        settings over the scene's own\n"
-           "  --size WxH (default 1280x720)  --no-shadows\n"
+           "  --size WxH (default 1280x720)  --shadows | --no-shadows (default: on with a GPU)\n"
            "  --replay FILE       replay a recorded session (settings above override its solver)\n"
            "  --session-out FILE  record this session's inputs to FILE on exit\n"
            "  --script FILE --frames N --screenshot FILE --headless --fixed-step   (tests)\n";

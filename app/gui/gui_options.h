@@ -41,7 +41,8 @@ struct GuiOptions {
     std::string screenshot;            // PNG written at the end
     int frames = 0;                    // quit after this many frames (0: run until closed)
     bool fixedStep = false;            // advance 1/fps of simulated time per frame
-    bool shadows = true;
+    bool shadows = true;               // --no-shadows: off
+    bool forceShadows = false;         // --shadows: on even on a software rasterizer
     // Sessions.
     std::string replay;                // session file to replay
     std::string sessionOut;            // write the session here on exit

@@ -16,7 +16,7 @@ namespace cs {
 
 namespace {
 
-const char* kVerbs[] = {"cursor", "move", "aim", "press", "release", "key", "show", "camera", "report", "screenshot", "quit"};
+const char* kVerbs[] = {"cursor", "move", "moveby", "aim", "press", "release", "key", "show", "camera", "report", "screenshot", "quit"};
 
 bool* layerFlag(SandboxApp& app, const std::string& name) {
     DebugDrawFlags& f = app.view.draw;
@@ -32,6 +32,7 @@ bool* layerFlag(SandboxApp& app, const std::string& name) {
     if (name == "plots") return &app.view.plots;
     if (name == "help") return &app.view.help;
     if (name == "shadows") return &app.view.shadows;
+    if (name == "xray") return &app.view.xray;
     return nullptr;
 }
 
@@ -104,11 +105,12 @@ void GuiScript::run(int frame, SandboxApp& app) {
             curX_ = num(0, 0);
             curY_ = num(1, 0);
             app.cursorMoved(curX_, curY_);
-        } else if (c.verb == "move") {
+        } else if (c.verb == "move" || c.verb == "moveby") {
             fromX_ = curX_;
             fromY_ = curY_;
-            toX_ = num(0, curX_);
-            toY_ = num(1, curY_);
+            bool by = c.verb == "moveby";
+            toX_ = num(0, 0) + (by ? curX_ : 0);
+            toY_ = num(1, 0) + (by ? curY_ : 0);
             moveFrom_ = frame;
             moveTo_ = frame + std::max(1, int(num(2, 1)));
         } else if (c.verb == "aim") {

@@ -4,12 +4,13 @@
 // '#' starts a comment. Pixels are window coordinates from the top-left.
 //   cursor X Y            put the cursor at (X, Y)
 //   move X Y N            move the cursor to (X, Y) over N frames
+//   moveby DX DY N        move the cursor by (DX, DY) over N frames
 //   aim auto|BODY [DX DY] put the cursor over a body's centre (auto: the highest dynamic body
 //                         whose centre is visible in the first viewport), offset by (DX, DY)
 //   press left|right [shift]   /   release left|right
 //   key NAME              space, right, r, b, n, f, c, plus, minus, g, h
 //   show LAYER on|off     contacts, normals, cones, forces, penetration, aabbs, frames, joints,
-//                         legend, plots, help, shadows
+//                         legend, plots, help, shadows, xray
 //   camera YAW PITCH DIST [TX TY TZ]   degrees and metres
 //   report                print the drag state: grabbed point, target, force
 //   screenshot FILE       PNG of this frame, UI included

@@ -8,6 +8,8 @@
 // cursor moves throws the body with the cursor's velocity.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <ctime>
 
 #define GLFW_INCLUDE_NONE
@@ -259,6 +261,17 @@ bool SandboxApp::aimAt(const std::string& which, glm::vec2& pixel, int& body) {
 void SandboxApp::printDragReport(int frame) const {
     if (copies_.empty()) return;
     const World& w = copies_[0]->world;
+    // Every body's pose, hashed (FNV-1a over the printed digits): replays compare this line.
+    uint64_t hash = 1469598103934665603ull;
+    for (int b = 0; b < w.model().bodyCount(); ++b) {
+        char text[160];
+        const State& s = w.state();
+        std::snprintf(text, sizeof text, "%.6e %.6e %.6e %.6e %.6e %.6e %.6e", double(s.pos[b].x), double(s.pos[b].y),
+                      double(s.pos[b].z), double(s.rot[b].w), double(s.rot[b].x), double(s.rot[b].y), double(s.rot[b].z));
+        for (const char* c = text; *c; ++c) hash = (hash ^ uint8_t(*c)) * 1099511628211ull;
+    }
+    std::printf("bodies-report time=%.6f bodies=%d hash=%016llx\n", double(w.state().time), w.model().bodyCount(),
+                (unsigned long long)hash);
     const DragState& d = w.drag();
     if (d.body < 0) {
         std::printf("drag-report frame=%d body=-1\n", frame);

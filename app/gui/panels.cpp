@@ -215,7 +215,10 @@ void SandboxApp::drawSettingsPanel() {
         ImGui::Checkbox("model layers", &f.constraintGroups);
         ImGui::Checkbox("shadows", &view.shadows);
         ImGui::SameLine(170);
+        ImGui::Checkbox("x-ray overlays", &view.xray);
         ImGui::Checkbox("legend", &view.legend);
+        ImGui::SameLine(170);
+        if (ImGui::SmallButton("frame all (F)")) frameAll();
         ImGui::Checkbox("plots (G)", &view.plots);
         ImGui::SameLine(170);
         ImGui::Checkbox("help (H)", &view.help);

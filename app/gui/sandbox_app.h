@@ -50,6 +50,7 @@ enum class MouseMode { None, Orbit, Pan, Drag, Rotate };
 struct ViewSettings {
     DebugDrawFlags draw;
     bool shadows = true;
+    bool xray = true;                  // overlays drawn over the bodies (see DebugRenderer)
     bool legend = true;
     bool help = false;
     bool plots = false;
@@ -90,7 +91,8 @@ public:
     int viewportAt(double x, double y) const;   // copy index under the cursor, -1 outside
     // Scripts: the pixel over a body's centre ("auto": the highest visible dynamic body).
     bool aimAt(const std::string& which, glm::vec2& pixel, int& body);
-    // Scripts: one line with the grabbed point, the target and the drag force of copy 1.
+    // Scripts: a hash of every body's pose, and the grabbed point, the target and the drag force
+    // of copy 1.
     void printDragReport(int frame) const;
 
     // ---- a frame (app_frame.cpp) ----

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# GUI smoke test (ctest gui_smoke): runs the sandbox for 90 frames on friction_ramp with a scripted
+# drag, takes a screenshot, and checks from the PNG's pixels (cs_png_check) that the bodies, the
+# contact markers and the UI were drawn, and from the app's drag reports that the dragged body
+# moved toward the cursor. Also checks the error paths: no display, a bad scene file.
+#
+# It runs under Xvfb when xvfb-run is installed, else offscreen through EGL (--headless); it
+# exits 77 (ctest SKIP) only when neither can give an OpenGL 3.3 context.
+#   usage: gui_test.sh SANDBOX PNG_CHECK OUT_DIR
+set -u
+SANDBOX=$1
+CHECK=$2
+OUT=$3
+mkdir -p "$OUT"
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
+fail() { echo "gui_smoke: FAIL: $*"; exit 1; }
+
+# ---- error paths: a clear message and a non-zero status, never a crash --------------------
+env -u DISPLAY -u WAYLAND_DISPLAY "$SANDBOX" gui friction_ramp --frames 1 >"$OUT/nodisplay.log" 2>&1
+rc=$?
+[ $rc -eq 1 ] || fail "no display: expected status 1, got $rc ($(cat "$OUT/nodisplay.log"))"
+grep -q "cannot open a window" "$OUT/nodisplay.log" || fail "no display: no clear message"
+echo '{"format": 1, "bodies": [' >"$OUT/bad_scene.json"
+"$SANDBOX" gui "$OUT/bad_scene.json" --headless --frames 1 >"$OUT/badscene.log" 2>&1
+rc=$?
+[ $rc -ge 1 ] && [ $rc -lt 128 ] || fail "bad scene: expected a clean error status, got $rc"
+grep -q "bad_scene.json" "$OUT/badscene.log" || fail "bad scene: message does not name the file"
+
+# ---- the scripted drag --------------------------------------------------------------------
+cat >"$OUT/drag.script" <<'SCRIPT'
+0 show legend off      # the legend's swatches share the marker colours
+0 show cones on
+0 show normals on
+20 aim auto
+21 press left
+22 report              # grabbed point and target at the press: the same point
+22 moveby -40 -160 40  # pull it up and towards the camera's left over 40 frames
+88 report              # grabbed point and target at the end
+SCRIPT
+ARGS=(gui friction_ramp --script "$OUT/drag.script" --frames 90 --screenshot "$OUT/gui.png" --size 1280x720)
+rm -f "$OUT/gui.png"
+MODE=none
+if command -v xvfb-run >/dev/null 2>&1 && command -v Xvfb >/dev/null 2>&1; then
+    xvfb-run -a -s "-screen 0 1280x720x24" "$SANDBOX" "${ARGS[@]}" >"$OUT/gui.log" 2>&1 && MODE=xvfb
+fi
+if [ $MODE = none ]; then
+    "$SANDBOX" "${ARGS[@]}" --headless >"$OUT/gui.log" 2>&1 && MODE=egl
+fi
+if [ $MODE = none ]; then
+    if grep -qE "cannot open a window|EGL|OpenGL 3.3" "$OUT/gui.log"; then
+        echo "gui_smoke: SKIP: neither Xvfb nor EGL gives an OpenGL 3.3 context here:"
+        cat "$OUT/gui.log"
+        exit 77
+    fi
+    cat "$OUT/gui.log"
+    fail "the sandbox failed"
+fi
+echo "gui_smoke: ran under $MODE"
+cat "$OUT/gui.log"
+[ -s "$OUT/gui.png" ] || fail "no screenshot"
+
+# ---- pixels --------------------------------------------------------------------------------
+# UI: the settings panel's opaque background (0.10, 0.105, 0.115) = (26, 27, 29).
+# Contact markers: contact_model.cpp's point colours, yellow (1, 0.85, 0.1) and red (1, 0.1, 0.1).
+# Bodies: saturated, lit pixels (the ground, the ramps, the background and the panel are grey).
+"$CHECK" "$OUT/gui.png" --count panel 26 27 29 2 --count marker 255 217 26 8 --count penetrating 255 26 26 8 \
+    --saturated 0.35 >"$OUT/pixels.txt" || fail "cannot read the screenshot"
+cat "$OUT/pixels.txt"
+get() { awk -v k="$1" -v n="$2" '$1 == k && (n == "" || $2 == n) { print $NF }' "$OUT/pixels.txt"; }
+read -r W H < <(awk '$1 == "size" { print $2, $3 }' "$OUT/pixels.txt")
+[ "$W" = 1280 ] && [ "$H" = 720 ] || fail "screenshot is ${W}x${H}, expected 1280x720"
+panel=$(get count panel); marker=$(get count marker); pen=$(get count penetrating); sat=$(get saturated "")
+[ "$panel" -ge 40000 ] || fail "UI not drawn: $panel panel pixels (< 40000)"
+[ $((marker + pen)) -ge 40 ] || fail "contact markers not drawn: $((marker + pen)) marker pixels (< 40)"
+[ "$sat" -ge 5000 ] || fail "bodies not drawn: $sat coloured pixels (< 5000)"
+
+# ---- the drag: the grabbed point moved toward the cursor's target -------------------------
+first=$(grep '^drag-report frame=22 ' "$OUT/gui.log")
+last=$(grep '^drag-report frame=88 ' "$OUT/gui.log")
+[ -n "$first" ] && [ -n "$last" ] || fail "no drag reports (did the aim hit a body?)"
+echo "$first" | grep -q 'body=-1' && fail "nothing was grabbed"
+awk -v a="$first" -v b="$last" 'function vec(s, key, v,   m) {
+        match(s, key "=[-0-9.e]+,[-0-9.e]+,[-0-9.e]+"); split(substr(s, RSTART + length(key) + 1, RLENGTH - length(key) - 1), v, ",") }
+    function dist(p, q) { return sqrt((p[1]-q[1])^2 + (p[2]-q[2])^2 + (p[3]-q[3])^2) }
+    BEGIN {
+        vec(a, "point", p0); vec(b, "point", p1); vec(b, "target", t)
+        d0 = dist(p0, t); d1 = dist(p1, t); moved = dist(p0, p1)
+        printf "gui_smoke: target %.3f m from the grabbed point at the press, %.3f m at the end (moved %.3f m)\n", d0, d1, moved
+        if (d0 < 0.2) { print "gui_smoke: FAIL: the cursor target hardly moved"; exit 1 }
+        if (!(d1 < 0.5 * d0) || moved < 0.1) { print "gui_smoke: FAIL: the dragged body did not follow the cursor"; exit 1 }
+    }' || exit 1
+echo "gui_smoke: PASS"
