@@ -23,27 +23,39 @@ namespace cs {
 namespace {
 
 constexpr int kParallelRows = 2048;  // smallest loop worth an OpenMP fork
-constexpr int kDotBlocks = 64;       // fixed partition of dot products (determinism)
+constexpr int kBlocks = 64;          // fixed partition of every reduction (determinism)
 
 template <class T>
 void ensureSize(std::vector<T>& v, int n) {
     if (v.size() < size_t(n)) v.resize(size_t(n));
 }
 
-// sum_i a_i b_i over fixed blocks: the same bits for any thread count.
-Real dotProduct(const Real* a, const Real* b, int n) {
-    Real partial[kDotBlocks];
+// Runs body(begin, end, sums) over kBlocks fixed blocks of [0, n), in parallel when n is large,
+// and returns in total[] the blocks' N partial sums added in block order. The split depends on
+// n only, so the bits do not depend on the thread count. Loops that also reduce go through
+// here, fused with the reduction: each vector is read once per pass.
+template <int N, class Body>
+void blockedSums(int n, Real (&total)[N], Body body) {
+    Real partial[kBlocks][N];
 #pragma omp parallel for if (n > kParallelRows)
-    for (int k = 0; k < kDotBlocks; ++k) {
-        int begin = int((long long)n * k / kDotBlocks);
-        int end = int((long long)n * (k + 1) / kDotBlocks);
-        Real s = 0;
-        for (int i = begin; i < end; ++i) s += a[i] * b[i];
-        partial[k] = s;
+    for (int k = 0; k < kBlocks; ++k) {
+        for (int j = 0; j < N; ++j) partial[k][j] = 0;
+        body(int((long long)n * k / kBlocks), int((long long)n * (k + 1) / kBlocks), partial[k]);
     }
-    Real s = 0;
-    for (int k = 0; k < kDotBlocks; ++k) s += partial[k];
-    return s;
+    for (int j = 0; j < N; ++j) {
+        total[j] = 0;
+        for (int k = 0; k < kBlocks; ++k) total[j] += partial[k][j];
+    }
+}
+
+Real dotProduct(const Real* a, const Real* b, int n) {
+    Real sum[1];
+    blockedSums(n, sum, [&](int begin, int end, Real* acc) {
+        Real sum = 0;
+        for (int i = begin; i < end; ++i) sum += a[i] * b[i];
+        acc[0] = sum;
+    });
+    return sum[0];
 }
 
 // A colouring must list every row exactly once (colourRows a permutation of 0..rowCount-1):
@@ -71,14 +83,28 @@ void scatterAll(const RowSystemView& s, const Real* x, Spatial* w) {
     }
 }
 
-// y = J w + C x (the gather half), or with b given: y = b - (J w + C x).
-void gatherAll(const RowSystemView& s, const Spatial* w, const Real* x, const Real* b, Real* y) {
-    const int n = s.rowCount;
-#pragma omp parallel for if (n > kParallelRows)
-    for (int i = 0; i < n; ++i) {
-        Real ax = gatherRow(s, i, w) + s.compliance[i] * x[i];
-        y[i] = b ? b[i] - ax : ax;
-    }
+// The gather half: y = J w + C x, or with b given y = b - (J w + C x). Returns y . v, or
+// y . y when v is null (the residual's squared norm, or p^T A p).
+Real gatherAll(const RowSystemView& s, const Spatial* w, const Real* x, const Real* b, Real* y,
+               const Real* v) {
+    Real sum[1];
+    blockedSums(s.rowCount, sum, [&](int begin, int end, Real* acc) {
+        Real sum = 0;
+        for (int i = begin; i < end; ++i) {
+            Real ax = gatherRow(s, i, w) + s.compliance[i] * x[i];
+            Real yi = b ? b[i] - ax : ax;
+            y[i] = yi;
+            sum += yi * (v ? v[i] : yi);
+        }
+        acc[0] = sum;
+    });
+    return sum[0];
+}
+
+// ||b - A x||^2 into r (w is left as H^-1 J^T x).
+Real computeResidual(const RowSystemView& s, const Real* b, const Real* x, Real* r, Spatial* w) {
+    scatterAll(s, x, w);
+    return gatherAll(s, w, x, b, r, nullptr);
 }
 
 // invDiag_i = 1 / A_ii, or 0 for an empty row (A_ii = 0 means the whole row and column of the
@@ -123,19 +149,14 @@ struct Monitor {
 void solveJacobi(const RowSystemView& s, const Real* b, Real* x, const LinearSolverSettings& st,
                  LinearSolverScratch& sc, Monitor& m) {
     const int n = s.rowCount;
-    Real* r = sc.r.data();
-    Real* invDiag = sc.d.data();
+    Real *r = sc.r.data(), *invDiag = sc.d.data();
     inverseDiagonal(s, invDiag);
-    scatterAll(s, x, sc.w.data());
-    gatherAll(s, sc.w.data(), x, b, r);
-    m.start(std::sqrt(dotProduct(r, r, n)));
+    m.start(std::sqrt(computeResidual(s, b, x, r, sc.w.data())));
     const Real omega = st.jacobiOmega;
     for (int it = 0; it < st.maxIterations && !m.done(); ++it) {
 #pragma omp parallel for if (n > kParallelRows)
         for (int i = 0; i < n; ++i) x[i] += omega * invDiag[i] * r[i];
-        scatterAll(s, x, sc.w.data());
-        gatherAll(s, sc.w.data(), x, b, r);
-        m.step(std::sqrt(dotProduct(r, r, n)));
+        m.step(std::sqrt(computeResidual(s, b, x, r, sc.w.data())));
     }
 }
 
@@ -154,13 +175,10 @@ inline void gaussSeidelRow(const RowSystemView& s, int i, const Real* b, Real* x
 void solveGaussSeidel(const RowSystemView& s, const Real* b, Real* x,
                       const LinearSolverSettings& st, LinearSolverScratch& sc, Monitor& m) {
     const int n = s.rowCount;
-    Real* r = sc.r.data();
-    Real* invDiag = sc.d.data();
+    Real *r = sc.r.data(), *invDiag = sc.d.data();
     Spatial* w = sc.w.data();
     inverseDiagonal(s, invDiag);
-    scatterAll(s, x, w);
-    gatherAll(s, w, x, b, r);
-    m.start(std::sqrt(dotProduct(r, r, n)));
+    m.start(std::sqrt(computeResidual(s, b, x, r, w)));
     for (int it = 0; it < st.maxIterations && !m.done(); ++it) {
         if (hasColours(s)) {
             for (int c = 0; c < s.colourCount; ++c) {
@@ -171,9 +189,9 @@ void solveGaussSeidel(const RowSystemView& s, const Real* b, Real* x,
         } else {
             for (int i = 0; i < n; ++i) gaussSeidelRow(s, i, b, x, invDiag, w);
         }
-        // w is current after the sweep: the residual needs only the gather.
-        gatherAll(s, w, x, b, r);
-        m.step(std::sqrt(dotProduct(r, r, n)));
+        // w is current after the sweep (up to the rounding of its updates): the residual needs
+        // only the gather.
+        m.step(std::sqrt(gatherAll(s, w, x, b, r, nullptr)));
     }
 }
 
@@ -193,31 +211,42 @@ void solvePCG(const RowSystemView& s, const Real* b, Real* x, const LinearSolver
     Real *invDiag = sc.d.data(), *best = sc.q.data();
     Spatial* w = sc.w.data();
     inverseDiagonal(s, invDiag);
-    scatterAll(s, x, w);
-    gatherAll(s, w, x, b, r);
-    m.start(std::sqrt(dotProduct(r, r, n)));
-#pragma omp parallel for if (n > kParallelRows)
-    for (int i = 0; i < n; ++i) {
-        p[i] = z[i] = invDiag[i] * r[i];
-        best[i] = x[i];
-    }
+    m.start(std::sqrt(computeResidual(s, b, x, r, w)));
+    Real rz[1];
+    blockedSums(n, rz, [&](int begin, int end, Real* acc) {
+        Real sum = 0;
+        for (int i = begin; i < end; ++i) {
+            Real zi = invDiag[i] * r[i];
+            p[i] = z[i] = zi;
+            best[i] = x[i];
+            sum += r[i] * zi;
+        }
+        acc[0] = sum;
+    });
     Real bestResidual = m.result.residual;
-    Real rz = dotProduct(r, z, n);
     for (int it = 0; it < st.maxIterations && !m.done(); ++it) {
         scatterAll(s, p, w);
-        gatherAll(s, w, p, nullptr, ap);
-        Real pap = dotProduct(p, ap, n);
+        Real pap = gatherAll(s, w, p, nullptr, ap, p);
         // p^T A p = 0 with r != 0 cannot happen for a consistent PSD system in exact arithmetic;
         // numerically it means r is at rounding level: stop (also on NaN).
-        if (!(pap > Real(0)) || !(rz > Real(0))) break;
-        Real alpha = rz / pap;
-#pragma omp parallel for if (n > kParallelRows)
-        for (int i = 0; i < n; ++i) {
-            x[i] += alpha * p[i];
-            r[i] -= alpha * ap[i];
-            z[i] = invDiag[i] * r[i];
-        }
-        m.step(std::sqrt(dotProduct(r, r, n)));
+        if (!(pap > Real(0)) || !(rz[0] > Real(0))) break;
+        const Real alpha = rz[0] / pap;
+        Real sums[2];  // r.r, r.z
+        blockedSums(n, sums, [&](int begin, int end, Real* acc) {
+            Real rr = 0, rz = 0;
+            for (int i = begin; i < end; ++i) {
+                x[i] += alpha * p[i];
+                Real ri = r[i] - alpha * ap[i];
+                Real zi = invDiag[i] * ri;
+                r[i] = ri;
+                z[i] = zi;
+                rr += ri * ri;
+                rz += ri * zi;
+            }
+            acc[0] = rr;
+            acc[1] = rz;
+        });
+        m.step(std::sqrt(sums[0]));
         if (m.result.residual < bestResidual) {
             bestResidual = m.result.residual;
 #pragma omp parallel for if (n > kParallelRows)
@@ -225,9 +254,8 @@ void solvePCG(const RowSystemView& s, const Real* b, Real* x, const LinearSolver
         } else if (!(m.result.residual <= kPcgGrowth * bestResidual)) {
             break;
         }
-        Real rzNext = dotProduct(r, z, n);
-        Real beta = rzNext / rz;
-        rz = rzNext;
+        const Real beta = sums[1] / rz[0];
+        rz[0] = sums[1];
 #pragma omp parallel for if (n > kParallelRows)
         for (int i = 0; i < n; ++i) p[i] = z[i] + beta * p[i];
     }
@@ -254,6 +282,8 @@ void solvePCG(const RowSystemView& s, const Real* b, Real* x, const LinearSolver
 //    stops once the predicted decrease (q.r)^2 / (q.Ap) is below rounding of ||r||_{M^-1}^2;
 //  - beta = (z.Az)_new / (z.Az)_old needs both positive; otherwise (rounding noise once the
 //    residual is at machine level) p restarts from z (beta = 0).
+// Passes per iteration: scatter and gather of z (fused with z . Az), one update of p, Ap and q
+// (fused with q . Ap and q . r), one update of x, r and z (fused with r . r).
 void solvePCR(const RowSystemView& s, const Real* b, Real* x, const LinearSolverSettings& st,
               LinearSolverScratch& sc, Monitor& m) {
     const int n = s.rowCount;
@@ -261,52 +291,67 @@ void solvePCR(const RowSystemView& s, const Real* b, Real* x, const LinearSolver
     Real *ap = sc.Ap.data(), *az = sc.Az.data(), *invDiag = sc.d.data();
     Spatial* w = sc.w.data();
     inverseDiagonal(s, invDiag);
-    scatterAll(s, x, w);
-    gatherAll(s, w, x, b, r);
-    m.start(std::sqrt(dotProduct(r, r, n)));
+    m.start(std::sqrt(computeResidual(s, b, x, r, w)));
     if (m.done()) return;
-#pragma omp parallel for if (n > kParallelRows)
-    for (int i = 0; i < n; ++i) z[i] = invDiag[i] * r[i];
+    Real normSq[1];  // ||r||_{M^-1}^2 = z . r, then updated by the predicted decrease
+    blockedSums(n, normSq, [&](int begin, int end, Real* acc) {
+        Real sum = 0;
+        for (int i = begin; i < end; ++i) {
+            z[i] = invDiag[i] * r[i];
+            sum += z[i] * r[i];
+        }
+        acc[0] = sum;
+    });
     scatterAll(s, z, w);
-    gatherAll(s, w, z, nullptr, az);
-#pragma omp parallel for if (n > kParallelRows)
-    for (int i = 0; i < n; ++i) {
-        p[i] = z[i];
-        ap[i] = az[i];
-    }
-    Real rho = dotProduct(z, az, n);
-    Real normSq = dotProduct(z, r, n);  // ||r||_{M^-1}^2, updated by the predicted decrease
+    Real rho = gatherAll(s, w, z, nullptr, az, z);  // z . Az
+    Real beta = 0;
     for (int it = 0; it < st.maxIterations && !m.done(); ++it) {
-#pragma omp parallel for if (n > kParallelRows)
-        for (int i = 0; i < n; ++i) q[i] = invDiag[i] * ap[i];
-        Real qap = dotProduct(q, ap, n);
-        Real qr = dotProduct(q, r, n);
+        // p = z + beta p, Ap = Az + beta Ap (the first pass: p = z, Ap = Az), q = M^-1 Ap.
+        Real dots[2];  // q . Ap, q . r
+        blockedSums(n, dots, [&](int begin, int end, Real* acc) {
+            // beta = 0 on the first pass, and p, Ap are not yet initialized (0 * NaN = NaN).
+            const Real keep = it == 0 ? Real(0) : beta;
+            Real qap = 0, qr = 0;
+            for (int i = begin; i < end; ++i) {
+                Real pi = z[i] + (keep != Real(0) ? keep * p[i] : Real(0));
+                Real api = az[i] + (keep != Real(0) ? keep * ap[i] : Real(0));
+                Real qi = invDiag[i] * api;
+                p[i] = pi;
+                ap[i] = api;
+                q[i] = qi;
+                qap += qi * api;
+                qr += qi * r[i];
+            }
+            acc[0] = qap;
+            acc[1] = qr;
+        });
+        const Real qap = dots[0], qr = dots[1];
         if (!(qap > Real(0)) || !std::isfinite(qr)) break;
         // The step lowers ||r||_{M^-1}^2 by qr^2 / qap. Once that is below rounding of the norm
         // itself (p lies numerically in the null space, or r is at machine level) nothing more
         // can be gained: stop instead of iterating on noise.
-        Real decrease = qr * qr / qap;
-        if (!(decrease > std::numeric_limits<Real>::epsilon() * normSq)) break;
-        normSq -= decrease;
-        Real alpha = qr / qap;
-#pragma omp parallel for if (n > kParallelRows)
-        for (int i = 0; i < n; ++i) {
-            x[i] += alpha * p[i];
-            r[i] -= alpha * ap[i];
-            z[i] -= alpha * q[i];
-        }
-        m.step(std::sqrt(dotProduct(r, r, n)));
+        const Real decrease = qr * qr / qap;
+        if (!(decrease > std::numeric_limits<Real>::epsilon() * normSq[0])) break;
+        normSq[0] -= decrease;
+        const Real alpha = qr / qap;
+        Real rr[1];
+        blockedSums(n, rr, [&](int begin, int end, Real* acc) {
+            Real sum = 0;
+            for (int i = begin; i < end; ++i) {
+                x[i] += alpha * p[i];
+                Real ri = r[i] - alpha * ap[i];
+                r[i] = ri;
+                z[i] -= alpha * q[i];
+                sum += ri * ri;
+            }
+            acc[0] = sum;
+        });
+        m.step(std::sqrt(rr[0]));
         if (m.done() || it + 1 == st.maxIterations) break;  // skip the unused A z
         scatterAll(s, z, w);
-        gatherAll(s, w, z, nullptr, az);
-        Real rhoNext = dotProduct(z, az, n);
-        Real beta = (rho > Real(0) && rhoNext > Real(0)) ? rhoNext / rho : Real(0);
+        Real rhoNext = gatherAll(s, w, z, nullptr, az, z);
+        beta = (rho > Real(0) && rhoNext > Real(0)) ? rhoNext / rho : Real(0);
         rho = rhoNext;
-#pragma omp parallel for if (n > kParallelRows)
-        for (int i = 0; i < n; ++i) {
-            p[i] = z[i] + beta * p[i];
-            ap[i] = az[i] + beta * ap[i];
-        }
     }
 }
 
@@ -321,7 +366,7 @@ bool equalsIgnoreCase(const char* a, const char* b) {
 void applySystem(const RowSystemView& system, const Real* x, Real* y, LinearSolverScratch& scratch) {
     ensureSize(scratch.w, system.bodyCount);
     scatterAll(system, x, scratch.w.data());
-    gatherAll(system, scratch.w.data(), x, nullptr, y);
+    gatherAll(system, scratch.w.data(), x, nullptr, y, nullptr);
 }
 
 LinearSolveResult solveLinear(LinearSolverType type, const RowSystemView& system, const Real* b,
