@@ -23,7 +23,11 @@ struct NarrowPhaseSettings {
                                        //   largest face gap (its least penetrated face)
     Real maxEdgeDepth = Real(0.1);     // m: deepest edge-edge overlap still reported
     Real parallelSin = Real(1e-3);     // edges with |sin angle| below this count as parallel
-    Real interiorTol = Real(1e-6);     // edge parameter within this of 0 or 1 is an endpoint
+    Real endpointTol = Real(1e-3);     // m: an edge point this close to an end is that vertex
+                                       //   (crossings there are left to the vertex's contacts,
+                                       //   so resting neighbours' grazing corners give no
+                                       //   spurious edge-edge pairs; the gap error is bounded
+                                       //   by endpointTol times the slope)
 };
 
 CS_HD PotentialContact makePotentialContact(PairType type, uint32_t fa, uint32_t fb, Vec3 pA,
@@ -81,8 +85,9 @@ CS_HD bool edgeEdgeContact(const PolytopeView& A, int i, const PolytopeView& B, 
     if (lengthSq((pb + Real(0.5) * db) - (pa + Real(0.5) * da)) > reach * reach) return false;
     Real u, w;
     if (!edgeEdgeClosest(pa, da, pb, db, s.parallelSin, u, w)) return false;
-    const Real lo = s.interiorTol, hi = Real(1) - s.interiorTol;
-    if (u <= lo || u >= hi || w <= lo || w >= hi) return false;
+    const Real la = length(da), lb = length(db);
+    if (u * la <= s.endpointTol || (Real(1) - u) * la <= s.endpointTol) return false;
+    if (w * lb <= s.endpointTol || (Real(1) - w) * lb <= s.endpointTol) return false;
     // n = +-(e_a x e_b): keep the sign whose applicability is better.
     Vec3 n = normalize(cross(da, db));
     Real score = edgeEdgeApplicability(ea, eb, n);
@@ -105,8 +110,9 @@ CS_HD bool vertexEdgeContact(const PolytopeView& P, int v, const PolytopeView& Q
     const PolytopeEdge& e = Q.edges[j];
     const Vec3 p = P.vertices[v];
     const Vec3 a = Q.vertices[e.tail], d = Q.vertices[e.head] - a;
-    const Real u = dot(p - a, d) / lengthSq(d);
-    if (u <= s.interiorTol || u >= Real(1) - s.interiorTol) return false;
+    const Real ld = length(d);
+    const Real u = dot(p - a, d) / (ld * ld);
+    if (u * ld <= s.endpointTol || (Real(1) - u) * ld <= s.endpointTol) return false;
     const Vec3 q = a + u * d;
     const Real dist = length(p - q);
     if (dist > s.margin || dist <= Real(1e-12)) return false;

@@ -30,7 +30,8 @@
 //   EdgeEdge (Edge, Edge): normal = +-(e_a x e_b)/|e_a x e_b|, the sign for which the normal lies in
 //     the normal cone of e_b and its negative in that of e_a (edge tangents t_k, [PEG] eqs. 31-32,
 //     relaxed by epsTheta); gap = dot(p_a - p_b, normal) with p_a, p_b the closest points of the
-//     edge lines, which must be interior to both segments; -maxEdgeDepth <= gap <= margin; edges
+//     edge lines, which must be interior to both segments (farther than endpointTol from every
+//     end: a crossing at an end is the vertex's contact); -maxEdgeDepth <= gap <= margin; edges
 //     closer to parallel than parallelSin are skipped (their contact is vertex-face).
 //   VertexEdge (Vertex, Edge) or (Edge, Vertex): a vertex outside the other body in the Voronoi
 //     region of an edge (relaxed by epsTheta) at distance <= margin, and applicable; gap is the
