@@ -674,3 +674,29 @@ TEST_CASE("narrow phase: parts of a compound body are placed by their local fram
     collideShapes(s.model, s.state, 1, 0, NarrowPhaseSettings{}, cs);
     CHECK(cs.empty());
 }
+
+TEST_CASE("narrow phase: resting neighbours with grazing corners give vertex-face pairs only") {
+    // Two unit cubes side by side (faces touching), the second raised and shifted by 1e-4 m as
+    // a resting stack jitters: each side's 4 vertices lie on the other's side face. The corner
+    // edges cross within 1e-4 of their ends; those crossings are the vertices' contacts, not
+    // edge-edge pairs (endpointTol).
+    const Real h = 0.5, j = 1e-4;
+    Scene s;
+    int p = s.addPolytope(makeBox({h, h, h}));
+    s.addBody(ShapeType::Polytope, p, 0, pose({0, 0, 0}), false);
+    s.addBody(ShapeType::Polytope, p, 0, pose({2 * h, j, j}), false);
+    std::vector<PotentialContact> cs;
+    collideShapes(s.model, s.state, 1, 0, NarrowPhaseSettings{}, cs);
+    CHECK(cs.size() == 8);
+    CHECK(countType(cs, PairType::VertexFace) == 8);
+    for (const PotentialContact& c : cs) {
+        CHECK(near(c.normal, {1, 0, 0}, kTol));
+        CHECK(std::abs(c.gap) < kTol);
+    }
+    // With endpointTol below the jitter, the grazing crossings come back as edge-edge pairs.
+    NarrowPhaseSettings strict;
+    strict.endpointTol = 1e-6;
+    cs.clear();
+    collideShapes(s.model, s.state, 1, 0, strict, cs);
+    CHECK(countType(cs, PairType::EdgeEdge) > 0);
+}
