@@ -53,8 +53,8 @@ CS_HD Vec3 normalize(Vec3 a) {
     return l > Real(0) ? a / l : Vec3{0, 0, 0};
 }
 CS_HD Vec3 cwiseMul(Vec3 a, Vec3 b) { return {a.x * b.x, a.y * b.y, a.z * b.z}; }
-CS_HD Vec3 vmin(Vec3 a, Vec3 b) { return {fmin(a.x, b.x), fmin(a.y, b.y), fmin(a.z, b.z)}; }
-CS_HD Vec3 vmax(Vec3 a, Vec3 b) { return {fmax(a.x, b.x), fmax(a.y, b.y), fmax(a.z, b.z)}; }
+CS_HD Vec3 vmin(Vec3 a, Vec3 b) { return {a.x < b.x ? a.x : b.x, a.y < b.y ? a.y : b.y, a.z < b.z ? a.z : b.z}; }
+CS_HD Vec3 vmax(Vec3 a, Vec3 b) { return {a.x > b.x ? a.x : b.x, a.y > b.y ? a.y : b.y, a.z > b.z ? a.z : b.z}; }
 
 // Two unit tangents completing the unit normal n to a right-handed frame (t1, t2, n).
 CS_HD void tangentBasis(Vec3 n, Vec3& t1, Vec3& t2) {
