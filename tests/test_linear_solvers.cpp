@@ -330,6 +330,18 @@ TEST_CASE("linear solvers: warm start from the solution and the zero right-hand 
     }
 }
 
+TEST_CASE("linear solvers: an empty system returns at once") {
+    RowSystemView empty;  // no rows, no bodies, null arrays
+    for (LinearSolverType type : kAllSolvers) {
+        LinearSolverScratch scratch;
+        std::vector<Real> history;
+        LinearSolveResult res = solveLinear(type, empty, nullptr, nullptr, LinearSolverSettings{}, scratch, &history);
+        CHECK(res.iterations == 0);
+        CHECK(res.residual == 0);
+        CHECK(history.size() == 1);
+    }
+}
+
 TEST_CASE("linear solvers: PCG and PCR on a singular PSD system with redundant contacts") {
     // 3 stacked boxes, 8 contacts each of which 4 are duplicates: 72 rows, rank <= 18.
     TestSystem s = boxStack(3, 31);
