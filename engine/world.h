@@ -34,6 +34,29 @@ struct SolverSettings {
     Real stabilization = 1;              // fraction of the gap psi/h kept in the constraint ([PEG] eq. 9)
 };
 
+// PLUS impact model ([PLUS] Uchida, Sherman, Delp 2015, figure 2 and table A1); scene "plus" block.
+struct PlusSettings {
+    Real captureVelocity = Real(0.01);      // m/s: below this approach speed the COR is 0 (fig. 2)
+    Real plasticVelocity = Real(0.1);       // m/s: above this the COR is minRestitution (fig. 2)
+    Real minRestitution = -1;               // e_min; < 0: the lower of the two materials' restitution
+    Real transitionVelocity = Real(0.1);    // m/s: sliding-to-rolling transition (eq. 2.12, fig. 4)
+    Real maxDirectionChange = Real(0.01);   // rad: theta_max, sliding direction change per interval (eq. 2.14)
+    Real proximityTolerance = Real(1e-3);   // m: feature pairs this close take part in an impact ([PLUS] 3a)
+    Real minStepLength = Real(1e-4);        // alpha_min of eq. 2.14
+    int maxIntervals = 5000;                // guards of the event handler (per impact)
+    int maxRounds = 200;
+};
+
+// Compliant reference model ([PLUS] section 4, eqs. 4.1-4.2): Hertz + Hunt-Crossley + Stribeck.
+struct CompliantSettings {
+    Real stiffness = Real(1e7);             // E, Pa: effective plane-strain modulus of eq. 4.1
+    Real dissipation = Real(0.1);           // c, s/m: Hunt-Crossley coefficient of eq. 4.2
+    Real radius = Real(0.1);                // m: curvature radius used for polytope features (spheres use their own)
+    Real stribeckVelocity = Real(0.01);     // m/s: slip speed at which friction reaches mu
+    Real tolerance = Real(1e-5);            // error control of the Runge-Kutta-Merson integrator
+    int maxSubsteps = 20000;                // per time step
+};
+
 struct WorldSettings {
     Real dt = Real(1.0 / 120.0);
     int substeps = 1;
@@ -41,6 +64,8 @@ struct WorldSettings {
     Real contactMargin = Real(0.02);     // potential contacts are reported within this gap (m)
     Real frictionScale = 1;              // multiplies every material's mu (UI setting)
     SolverSettings solver;
+    PlusSettings plus;
+    CompliantSettings compliant;
 };
 
 // Seconds spent in each stage of the last step (Box2D's b2Profile).
@@ -82,6 +107,13 @@ struct Contact {              // a potential contact turned into constraint rows
     Real tangentImpulse[2];
     Vec3 tangent[2];
     bool sliding;
+    // PLUS annotations of a contact that took part in an impact this step (engine/contact/plus_model.cpp):
+    // phase 0 compressing, 1 expanding, 2 observing (last round); state 0 sliding, 1 rolling,
+    // 2 impending slip; -1: no impact. impactImpulse: accumulated impulse, world frame, N s.
+    int impactPhase = -1;
+    int impactState = -1;
+    int impactRounds = 0;
+    Vec3 impactImpulse{0, 0, 0};
 };
 
 class World {

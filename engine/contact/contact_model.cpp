@@ -3,6 +3,9 @@
 
 #include <cmath>
 
+#include "engine/contact/compliant_model.h"
+#include "engine/contact/plus_model.h"
+
 namespace cs {
 
 void buildStandardRows(const ContactStageInput& in, ConstraintRows& rows);
@@ -15,24 +18,24 @@ bool contactModelAvailable(ContactModelType type, std::string* why) {
     case ContactModelType::PEG:
         if (why) *why = "contact model 'peg' is not implemented yet (issue 4)";
         return false;
-    case ContactModelType::PLUS:
-        if (why) *why = "contact model 'plus' is not implemented yet (issue 6)";
-        return false;
-    case ContactModelType::Compliant:
-        if (why) *why = "contact model 'compliant' is not implemented yet (issue 6)";
-        return false;
+    case ContactModelType::PLUS: return true;
+    case ContactModelType::Compliant: return true;
     }
     return false;
 }
 
 void contactPreSolve(const ContactStageInput& in, BodyVelocities& bodies) {
     switch (in.settings.solver.contactModel) {
+    case ContactModelType::PLUS: plusPreSolve(in, bodies); break;
+    case ContactModelType::Compliant: compliantPreSolve(in, bodies); break;
     default: break;   // standard: no impact pass
     }
 }
 
 void buildContactRows(const ContactStageInput& in, ConstraintRows& rows) {
     switch (in.settings.solver.contactModel) {
+    case ContactModelType::PLUS: buildPlusRows(in, rows); break;
+    case ContactModelType::Compliant: break;   // forces, integrated in preSolve
     default: buildStandardRows(in, rows); break;
     }
 }
@@ -40,6 +43,8 @@ void buildContactRows(const ContactStageInput& in, ConstraintRows& rows) {
 void storeContactResults(const ContactStageInput& in, const ConstraintRows& rows, const BodyVelocities& bodies,
                          std::vector<Contact>& contacts, std::vector<WarmImpulse>& warm) {
     switch (in.settings.solver.contactModel) {
+    case ContactModelType::PLUS: storePlusResults(in, rows, bodies, contacts, warm); break;
+    case ContactModelType::Compliant: storeCompliantResults(in, contacts, warm); break;
     default: storeStandardResults(in, rows, bodies, contacts, warm); break;
     }
 }
@@ -77,6 +82,10 @@ void drawContactModel(ContactModelType type, const std::vector<Contact>& contact
             }
             if (f.contactForces) draw.drawLine(p, p + (Real(f.forceScale) / h) * total, force, draw.context);   // N
         }
+    }
+    switch (type) {
+    case ContactModelType::PLUS: drawPlusAnnotations(contacts, draw); break;
+    default: break;
     }
 }
 

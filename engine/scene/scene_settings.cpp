@@ -50,6 +50,9 @@ bool parseSolverTypeName(const std::string& name, LinearSolverType& out) {
 
 namespace scene {
 
+void readPlusSettings(JsonObject& obj, PlusSettings& p);
+void readCompliantSettings(JsonObject& obj, CompliantSettings& c);
+
 void readSettings(JsonObject& obj, WorldSettings& w) {
     SolverSettings& s = w.solver;
     w.dt = obj.positive("dt", w.dt);
@@ -76,6 +79,37 @@ void readSettings(JsonObject& obj, WorldSettings& w) {
     s.complementarityPreconditioner = obj.flag("preconditioner", s.complementarityPreconditioner);
     s.stabilization = obj.nonNegative("stabilization", s.stabilization);
     if (s.stabilization > 1) obj.fail("stabilization", "must lie in [0, 1]");
+    if (obj.has("plus")) {
+        JsonObject p = obj.object("plus");
+        readPlusSettings(p, w.plus);
+    }
+    if (obj.has("compliant")) {
+        JsonObject c = obj.object("compliant");
+        readCompliantSettings(c, w.compliant);
+    }
+    obj.finish();
+}
+
+// "settings": {"plus": {...}}: the PLUS impact model's parameters ([PLUS] figure 2, table A1).
+void readPlusSettings(JsonObject& obj, PlusSettings& p) {
+    p.captureVelocity = obj.nonNegative("capture_velocity", p.captureVelocity);
+    p.plasticVelocity = obj.positive("plastic_velocity", p.plasticVelocity);
+    p.minRestitution = obj.number("min_restitution", p.minRestitution);
+    if (p.minRestitution > 1) obj.fail("min_restitution", "must lie in [0, 1] (or < 0: the materials' restitution)");
+    p.transitionVelocity = obj.nonNegative("transition_velocity", p.transitionVelocity);
+    p.maxDirectionChange = obj.positive("max_direction_change", p.maxDirectionChange);
+    if (p.maxDirectionChange >= Real(1.5)) obj.fail("max_direction_change", "must lie below pi/2 (radians)");
+    p.proximityTolerance = obj.nonNegative("proximity_tolerance", p.proximityTolerance);
+    obj.finish();
+}
+
+// "settings": {"compliant": {...}}: Hertz / Hunt-Crossley / Stribeck parameters ([PLUS] eqs. 4.1-4.2).
+void readCompliantSettings(JsonObject& obj, CompliantSettings& c) {
+    c.stiffness = obj.positive("stiffness", c.stiffness);
+    c.dissipation = obj.nonNegative("dissipation", c.dissipation);
+    c.radius = obj.positive("radius", c.radius);
+    c.stribeckVelocity = obj.positive("stribeck_velocity", c.stribeckVelocity);
+    c.tolerance = obj.positive("tolerance", c.tolerance);
     obj.finish();
 }
 
