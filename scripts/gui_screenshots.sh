@@ -13,7 +13,7 @@ trap 'rm -rf "$TMP"' EXIT
 cat >"$TMP/default.script" <<'S'
 0 show cones on
 0 show shadows on
-0 camera -62 22 6.5 0 0 0.9
+0 camera -58 24 7.5 1.6 0 1.1
 118 key space
 S
 "$SANDBOX" gui pyramid --headless --shadows --script "$TMP/default.script" --frames 120 \
@@ -29,6 +29,8 @@ S
 cat >"$TMP/plots.script" <<'S'
 0 show plots on
 0 show shadows on
+0 show legend off
+0 camera -90 12 3.9 0.9 0 0.45
 S
-"$SANDBOX" gui heavy_stack --headless --shadows --script "$TMP/plots.script" --frames 60 \
+"$SANDBOX" gui card_house --headless --shadows --script "$TMP/plots.script" --frames 40 \
     --screenshot "$ROOT/docs/gui_convergence.png"

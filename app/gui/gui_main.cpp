@@ -95,7 +95,7 @@ int runGui(int argc, char** argv) {
     }
     if (options.replay.empty()) app.setCopies(options.compare);
 
-    auto start = std::chrono::steady_clock::now(), last = start;
+    auto start = std::chrono::steady_clock::now(), last = start, half = start;
     int frame = 0;
     double fpsClock = 0;
     int fpsFrames = 0;
@@ -118,11 +118,15 @@ int runGui(int argc, char** argv) {
         app.render(wallDt);
         gl.swap();
         ++frame;
+        if (options.frames > 0 && frame == options.frames / 2) half = std::chrono::steady_clock::now();
         if (lastFrame) break;
     }
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::printf("sandbox gui: %d frames in %.2f s (%.1f fps), %d copies, %d bodies\n", frame, wall,
-                frame / std::max(wall, 1e-9), app.copyCount(), app.copyCount() ? app.copy(0).world.model().bodyCount() : 0);
+    double secondHalf = std::chrono::duration<double>(std::chrono::steady_clock::now() - half).count();
+    std::printf("sandbox gui: %d frames in %.2f s (%.1f fps; second half %.1f fps), %d copies, %d bodies\n", frame,
+                wall, frame / std::max(wall, 1e-9),
+                options.frames > 1 ? (frame - options.frames / 2) / std::max(secondHalf, 1e-9) : 0.0, app.copyCount(),
+                app.copyCount() ? app.copy(0).world.model().bodyCount() : 0);
     if (!options.sessionOut.empty()) {
         if (app.saveSession(options.sessionOut, &error)) std::printf("sandbox gui: session written to %s\n", options.sessionOut.c_str());
         else std::fprintf(stderr, "sandbox gui: %s\n", error.c_str());

@@ -371,8 +371,10 @@ void SandboxApp::drawPlotsWindow() {
     }
     // [NSN] figures 11 and 18: residual against iteration for the last solve, one line per
     // Newton iteration, log scale.
-    const SolveStats& st = copies_[shown]->world.solveStats();
-    ImGui::Text("Last solve: linear residual per Newton iteration");
+    const SolveStats& st = copies_[shown]->plottedSolve;
+    ImGui::Text("Solve of step %lld: linear residual per Newton iteration", copies_[shown]->plottedSolveStep);
+    helpMarker("The solve with the most Newton iterations over the last 120 steps (a converged warm start takes none). "
+               "[NSN] figures 11 and 18: one line per Newton iteration, log scale.");
     std::vector<PlotSeries> series;
     int n = (int)st.linearResidual.size();
     for (int k = 0; k < n; ++k) {
@@ -385,7 +387,7 @@ void SandboxApp::drawPlotsWindow() {
     PlotOptions o;
     o.logY = true;
     o.xLabel = "linear iteration";
-    o.height = 170;
+    o.height = 150;
     plotWidget("linear", series, o);
     ImGui::Text("NCP residual ||h|| per Newton iteration");
     PlotSeries newton;
@@ -393,7 +395,7 @@ void SandboxApp::drawPlotsWindow() {
     for (Real r : st.newtonResidual) newton.values.push_back(float(r));
     newton.color = IM_COL32(255, 210, 80, 255);
     o.xLabel = "Newton iteration";
-    o.height = 110;
+    o.height = 90;
     plotWidget("newton", {newton}, o);
 
     // Time series over the last kHistory steps, one line per copy.
@@ -408,7 +410,7 @@ void SandboxApp::drawPlotsWindow() {
             ss.push_back(std::move(s));
         }
         PlotOptions to;
-        to.height = 90;
+        to.height = 70;
         to.xLabel = "steps";
         to.yFormat = fmt;
         to.legend = copyCount() > 1;
@@ -461,9 +463,10 @@ void SandboxApp::drawHelpWindow() {
 }
 
 void SandboxApp::drawLegend() {
+    // Bottom left of the views, clear of the plots and the selection (right).
     float bottom = copyCount() > 1 ? float(34 + 21 * copyCount()) : 0.f;
-    ImGui::SetNextWindowPos(ImVec2(float(fbWidth_) - 10.f, float(fbHeight_) - bottom - 10.f), ImGuiCond_Always,
-                            ImVec2(1.f, 1.f));
+    float left = view.settingsPanel ? panelWidth_ : 0.f;
+    ImGui::SetNextWindowPos(ImVec2(left + 10.f, float(fbHeight_) - bottom - 10.f), ImGuiCond_Always, ImVec2(0.f, 1.f));
     ImGui::SetNextWindowBgAlpha(0.6f);
     ImGui::Begin("Legend", nullptr,
                  ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove |

@@ -42,6 +42,10 @@ struct SimCopy {
     Real maxDivergence = 0;
     int maxDivergenceBody = -1;
     std::vector<float> historyStepMs, historyPenetration, historyEnergy;
+    // For the convergence plot: the solve with the most Newton iterations over the last 120
+    // steps (a converged warm start takes none), and the step it belongs to.
+    SolveStats plottedSolve;
+    long long plottedSolveStep = -1;
 };
 
 enum class MouseMode { None, Orbit, Pan, Drag, Rotate };

@@ -126,6 +126,8 @@ void SandboxApp::setCopies(const std::vector<CopySpec>& specs) {
 void SandboxApp::resetCopies() {
     for (auto& c : copies_) {
         c->world.reset();
+        c->plottedSolve = SolveStats{};
+        c->plottedSolveStep = -1;
         c->historyStepMs.clear();
         c->historyPenetration.clear();
         c->historyEnergy.clear();
@@ -160,6 +162,12 @@ void SandboxApp::updateStatistics() {
         SimCopy& c = *cp;
         // Exact overlap volumes cost a half-space intersection per pair: only for the table.
         c.overlapVolume = copies_.size() > 1 ? overlapOfContacts(c.world) : Real(0);
+        // The plotted solve: the one with the most Newton iterations over the last 120 steps.
+        int iterations = c.world.solveStats().newtonIterations;
+        if (iterations > 0 && (iterations >= c.plottedSolve.newtonIterations || tick_ - c.plottedSolveStep > 120)) {
+            c.plottedSolve = c.world.solveStats();
+            c.plottedSolveStep = tick_;
+        }
         pushHistory(c.historyStepMs, float(c.stepMs));
         pushHistory(c.historyPenetration, float(c.world.maxPenetration() * 1000));
         pushHistory(c.historyEnergy, float(c.world.kineticEnergy()));
