@@ -33,9 +33,12 @@ int headlessInstead(int argc, char** argv, int first) {
 
 }  // namespace
 
+int runExperiment(int argc, char** argv);   // app/experiment.cpp ([PEG] section 6)
+
 int main(int argc, char** argv) {
     std::string cmd = argc > 1 ? argv[1] : "";
     if (cmd == "run") return cs::runCommand(argc, argv, 2);
+    if (cmd == "experiment") return runExperiment(argc, argv);
     if (cmd == "list") {
         if (argc > 2) {
             std::fprintf(stderr, "sandbox list: unexpected argument \"%s\"\n", argv[2]);

@@ -18,6 +18,17 @@ struct BodyDesc;   // engine/model_builder.h
 enum class ContactModelType { Standard, PEG, PLUS, Compliant };
 enum class NcpFunction { FischerBurmeister, MinimumMap };
 
+// PEG's geometric relaxations ([PEG] section 4), used by the contact model when it groups
+// potential contacts into U, I and X constraints (engine/contact/peg_model.cpp).
+struct PegSettings {
+    Real epsTheta = Real(0.1);       // applicability relaxation APPL >= -epsTheta (cosine units)
+    Real feasibleAngle = Real(0.2);  // phi (rad): facet region widened by this angle ...
+    Real feasibleDelta = Real(0.02); // delta (m): ... and by this distance from the facet's plane
+    Real edgeEps = Real(0.02);       // eps (m): edge-edge feasibility, nearest points within this
+    Real trapTolerance = Real(1e-6); // m: a secondary gap below -this while the group's max is >= 0
+                                     //   counts as an SM trap (the standard model would push)
+};
+
 struct SolverSettings {
     ContactModelType contactModel = ContactModelType::Standard;
     NcpFunction ncp = NcpFunction::FischerBurmeister;
@@ -32,6 +43,7 @@ struct SolverSettings {
     bool complementarityPreconditioner = true;
     int maxBacktracks = 2;               // step halvings when a Newton step raises the merit   // [NSN] section 7, r = h [J M^-1 J^T]_ii
     Real stabilization = 1;              // fraction of the gap psi/h kept in the constraint ([PEG] eq. 9)
+    PegSettings peg;
 };
 
 // PLUS impact model ([PLUS] Uchida, Sherman, Delp 2015, figure 2 and table A1); scene "plus" block.
@@ -107,6 +119,15 @@ struct Contact {              // a potential contact turned into constraint rows
     Real tangentImpulse[2];
     Vec3 tangent[2];
     bool sliding;
+    // [PEG] constraint groups (contact model PEG only; -1 / 0 otherwise): index of the U, I or X
+    // constraint this feature pair belongs to, its kind ('U', 'I', 'X'), whether it is the
+    // group's primary contact (the one with the impulse), and whether the group is an SM trap
+    // (a member's half-space gap is negative where the group's largest gap is not: the standard
+    // model would push there).
+    int pegGroup = -1;
+    char pegKind = 0;
+    bool pegPrimary = false;
+    bool pegTrap = false;
     // PLUS annotations of a contact that took part in an impact this step (engine/contact/plus_model.cpp):
     // phase 0 compressing, 1 expanding, 2 observing (last round); state 0 sliding, 1 rolling,
     // 2 impending slip; -1: no impact. impactImpulse: accumulated impulse, world frame, N s.

@@ -6,6 +6,8 @@
 #include "engine/contact/compliant_model.h"
 #include "engine/contact/plus_model.h"
 
+#include "engine/contact/peg_model.h"
+
 namespace cs {
 
 void buildStandardRows(const ContactStageInput& in, ConstraintRows& rows);
@@ -15,9 +17,7 @@ void storeStandardResults(const ContactStageInput& in, const ConstraintRows& row
 bool contactModelAvailable(ContactModelType type, std::string* why) {
     switch (type) {
     case ContactModelType::Standard: return true;
-    case ContactModelType::PEG:
-        if (why) *why = "contact model 'peg' is not implemented yet (issue 4)";
-        return false;
+    case ContactModelType::PEG: return true;
     case ContactModelType::PLUS: return true;
     case ContactModelType::Compliant: return true;
     }
@@ -36,6 +36,7 @@ void buildContactRows(const ContactStageInput& in, ConstraintRows& rows) {
     switch (in.settings.solver.contactModel) {
     case ContactModelType::PLUS: buildPlusRows(in, rows); break;
     case ContactModelType::Compliant: break;   // forces, integrated in preSolve
+    case ContactModelType::PEG: buildPegRows(in, rows); break;
     default: buildStandardRows(in, rows); break;
     }
 }
@@ -45,6 +46,7 @@ void storeContactResults(const ContactStageInput& in, const ConstraintRows& rows
     switch (in.settings.solver.contactModel) {
     case ContactModelType::PLUS: storePlusResults(in, rows, bodies, contacts, warm); break;
     case ContactModelType::Compliant: storeCompliantResults(in, contacts, warm); break;
+    case ContactModelType::PEG: storePegResults(in, rows, bodies, contacts, warm); break;
     default: storeStandardResults(in, rows, bodies, contacts, warm); break;
     }
 }
@@ -84,6 +86,7 @@ void drawContactModel(ContactModelType type, const std::vector<Contact>& contact
         }
     }
     switch (type) {
+    case ContactModelType::PEG: drawPegGroups(contacts, draw); break;
     case ContactModelType::PLUS: drawPlusAnnotations(contacts, draw); break;
     default: break;
     }

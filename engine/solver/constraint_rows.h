@@ -13,6 +13,12 @@
 //              dA h this is a row with compliance c = dB r / (dA h) and error h_i = phi / (dA h).
 //   friction   phi_f = D^T u + W lambda_f ([NSN] eqs. 33-37, 103-106), two rows per contact
 //              following its normal row; W from Appendix A, r = [J M^-1 J^T]_ii.
+//   group      [PEG] I- and X-constraints with one primary contact (eq. 24 and section 5.3):
+//              phi(a, b) = 0 with a = max(C0_p + h J_p u, max_s (C0_s + h J_s u)) (m), the
+//              largest end-of-step gap of the group, and the impulse along the primary J_p only.
+//              The secondary gaps s ("gap members") have no impulse and do not enter the
+//              momentum equation; the slack chain m_s = m_{s-1} + c_s of section 5.3 is exactly
+//              this running maximum, so the slacks are eliminated rather than solved for.
 //
 // A Newton iteration then solves [J M^-1 J^T + C + eps I] dlambda = -h (eq. 59 with g = 0:
 // u = u_tilde + M^-1 J^T lambda is kept exactly, so the momentum residual g vanishes).
@@ -25,7 +31,7 @@
 
 namespace cs {
 
-enum class RowKind : int { Bilateral = 0, Normal = 1, Friction = 2 };
+enum class RowKind : int { Bilateral = 0, Normal = 1, Friction = 2, Group = 3 };
 
 // Slope below which an NCP row counts as inactive: its compliance c = dB r/(dA h) is then large
 // and drives lambda to the value where phi = 0 (lambda -> 0); the ratio h_i / c stays exact.
@@ -47,11 +53,23 @@ struct ConstraintRows {
     std::vector<Real> maxImpulse;     // bilateral rows with a force limit (the drag); else huge
     std::vector<Real> lambda;         // impulses, N s: the unknowns of the Newton iteration
     std::vector<int> owner;           // contact index (contact rows) or -(joint + 2); drag: -1
+    std::vector<int> gapFirst;        // group rows: first gap member; -1 otherwise
+    std::vector<int> gapCount;        // group rows: number of gap members (secondary contacts)
+
+    // Gap members of group rows ([PEG] secondary contacts): a Jacobian and a gap each, no
+    // impulse. Members of one row are contiguous and added right after the row.
+    std::vector<int> gapBodyA, gapBodyB;         // (members)
+    std::vector<Spatial> gapJacobianA, gapJacobianB;
+    std::vector<Real> gapBias;                   // (members) gap C0 (m)
+    std::vector<int> gapOwner;                   // (members) contact index
 
     int size() const { return (int)kind.size(); }
+    int gapMemberCount() const { return (int)gapBias.size(); }
     void clear();
     int add(RowKind k, int a, int b, const Spatial& ja, const Spatial& jb, Real biasValue,
             Real softnessValue, int ownerId);
+    // Appends a secondary gap to group row `row` (which must be the last group row added).
+    void addGapMember(int row, int a, int b, const Spatial& ja, const Spatial& jb, Real gap, int ownerId);
 };
 
 // Plain view of the per-row data the Newton evaluation reads and writes.
@@ -64,6 +82,10 @@ struct RowEvalView {
     const Real* lambda;
     const Real* jv;          // J_i u at the current iterate
     const Real* diagA;       // [J M^-1 J^T]_ii
+    const int* gapFirst;     // group rows: members [gapFirst, gapFirst + gapCount)
+    const int* gapCount;
+    const Real* gapBias;     // (members) C0_s
+    const Real* gapJv;       // (members) J_s u at the current iterate
     Real h;
     int ncp;                 // 0: Fischer-Burmeister, 1: minimum map
     bool precondition;       // [NSN] section 7 r-factors (else r = 1)
@@ -87,9 +109,19 @@ CS_HD void evalRow(const RowEvalView& v, int i) {
         v.merit[i] = e;
         break;
     }
-    case int(RowKind::Normal): {
+    case int(RowKind::Normal):
+    case int(RowKind::Group): {
         Real r = v.precondition ? h * v.diagA[i] : Real(1);
         Real a = v.bias[i] + h * v.jv[i];               // gap at the end of the step (m)
+        if (v.kind[i] == int(RowKind::Group)) {
+            // [PEG] section 5.3: m_k = max(psi_p, psi_1..psi_k) at the end of the step. Its
+            // generalized derivative is J of the active member; the Newton matrix keeps J_p
+            // (symmetric quasi-Newton, see newton.cpp), the residual phi is exact.
+            for (int g = v.gapFirst[i], e = v.gapFirst[i] + v.gapCount[i]; g < e; ++g) {
+                Real as = v.gapBias[g] + h * v.gapJv[g];
+                a = as > a ? as : a;
+            }
+        }
         NcpValue f = evalNcp(v.ncp, a, r * v.lambda[i]);
         Real dA = f.dA > kMinNcpSlope ? f.dA : kMinNcpSlope;
         v.schurCompliance[i] = f.dB * r / (dA * h);

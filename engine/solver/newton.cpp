@@ -5,6 +5,25 @@
 // with the chosen linear solver for a fixed number of iterations (an inexact Newton step, the
 // point of [NSN] section 8.2), takes the damped step lambda += t dlambda (section 8.1), and sets
 // u = u~ + M^-1 J^T lambda, which is eq. 60 summed over iterations and keeps g = 0 exactly.
+//
+// [PEG] group rows and the non-symmetric problem. With PEG an I- or X-constraint j with primary
+// contact p and secondary contacts s is the row 0 <= lambda_p _|_ m_j >= 0, m_j the largest of
+// the group's end-of-step gaps (constraint_rows.h; the slack chain of [PEG] 5.3 eliminated).
+// The exact Newton matrix of that row is h dA J_a H^-1 J_p^T + ..., with J_a the Jacobian of the
+// member attaining the max: when a != p, row and column differ and the Schur matrix is not
+// symmetric, which PCG and PCR (and the convergence argument of Jacobi/Gauss-Seidel on an SPD
+// matrix) do not allow. Three ways were open: a non-symmetric Krylov method (GMRES/BiCGStab,
+// a fifth solver and twice the storage per iteration), solving the mixed LCP of eq. 49 with
+// its slack unknowns (the E_I1 triangle is not symmetric either), or a symmetric quasi-Newton
+// matrix. We take the last, in the spirit of [NSN] treating W as constant: the matrix uses
+// J_p in place of J_a, i.e. A = J H^-1 J^T + C exactly as for the standard model, while the
+// residual phi(max gap, r lambda) is exact. So every linear solver and NCP function works
+// unchanged, the fixed point is the exact PEG solution (only the step direction is
+// approximate), and for the common case a = p (the primary is chosen as the applicable member
+// with the largest gap) the step is the exact Newton step. When a != p the step is scaled by
+// (J_a H^-1 J_p^T)/(J_p H^-1 J_p^T) relative to the true one: a linearly convergent damped
+// iteration as long as that ratio is positive, i.e. the primary's impulse opens the active gap.
+// The test against Lemke's method (tests/test_peg.cpp) checks that the fixed point is the same.
 #include "engine/solver/newton.h"
 
 #include <algorithm>
@@ -17,7 +36,21 @@ namespace cs {
 void ConstraintRows::clear() {
     kind.clear(); bodyA.clear(); bodyB.clear(); jacobianA.clear(); jacobianB.clear();
     bias.clear(); softness.clear(); mu.clear(); normalRow.clear(); maxImpulse.clear();
-    lambda.clear(); owner.clear();
+    lambda.clear(); owner.clear(); gapFirst.clear(); gapCount.clear();
+    gapBodyA.clear(); gapBodyB.clear(); gapJacobianA.clear(); gapJacobianB.clear(); gapBias.clear();
+    gapOwner.clear();
+}
+
+void ConstraintRows::addGapMember(int row, int a, int b, const Spatial& ja, const Spatial& jb, Real gap,
+                                  int ownerId) {
+    if (gapFirst[row] < 0) gapFirst[row] = gapMemberCount();
+    gapCount[row]++;
+    gapBodyA.push_back(a);
+    gapBodyB.push_back(b);
+    gapJacobianA.push_back(ja);
+    gapJacobianB.push_back(jb);
+    gapBias.push_back(gap);
+    gapOwner.push_back(ownerId);
 }
 
 int ConstraintRows::add(RowKind k, int a, int b, const Spatial& ja, const Spatial& jb, Real biasValue,
@@ -34,6 +67,8 @@ int ConstraintRows::add(RowKind k, int a, int b, const Spatial& ja, const Spatia
     maxImpulse.push_back(Real(1e30));
     lambda.push_back(0);
     owner.push_back(ownerId);
+    gapFirst.push_back(-1);
+    gapCount.push_back(0);
     return size() - 1;
 }
 
@@ -59,6 +94,14 @@ void velocitiesFromImpulses(const RowSystemView& view, const ConstraintRows& row
     w.assign(bodies.invMass.size(), Spatial{{0, 0, 0}, {0, 0, 0}});
     for (int i = 0; i < view.rowCount; ++i) scatterRow(view, i, rows.lambda[i], w.data());
     for (size_t b = 0; b < w.size(); ++b) bodies.velocity[b] = bodies.unconstrained[b] + w[b];
+}
+
+// J_s u of gap member g (a [PEG] secondary contact of a group row).
+Real gapMemberVelocity(const ConstraintRows& rows, int g, const Spatial* u) {
+    Real y = 0;
+    if (rows.gapBodyA[g] >= 0) y += dot(rows.gapJacobianA[g], u[rows.gapBodyA[g]]);
+    if (rows.gapBodyB[g] >= 0) y += dot(rows.gapJacobianB[g], u[rows.gapBodyB[g]]);
+    return y;
 }
 
 Real norm2(const std::vector<Real>& x) {
@@ -133,8 +176,11 @@ void solveNewton(const SolverSettings& settings, Real h, ConstraintRows& rows, B
     velocitiesFromImpulses(view, rows, bodies, s.w);
     if (n == 0) return;
 
+    const int members = rows.gapMemberCount();
+    s.gapJv.resize(members);
     RowEvalView eval{rows.kind.data(), rows.bias.data(), rows.softness.data(), rows.mu.data(),
-                     rows.normalRow.data(), rows.lambda.data(), s.jv.data(), s.diagA.data(), h,
+                     rows.normalRow.data(), rows.lambda.data(), s.jv.data(), s.diagA.data(),
+                     rows.gapFirst.data(), rows.gapCount.data(), rows.gapBias.data(), s.gapJv.data(), h,
                      settings.ncp == NcpFunction::FischerBurmeister ? 0 : 1,
                      settings.complementarityPreconditioner, s.compliance.data(), s.residual.data(),
                      s.merit.data()};
@@ -146,6 +192,8 @@ void solveNewton(const SolverSettings& settings, Real h, ConstraintRows& rows, B
     // Merit: ||phi|| over all rows in m/s, after linearizing every row at (u, lambda).
     auto evaluate = [&]() {
         for (int i = 0; i < n; ++i) s.jv[i] = gatherRow(view, i, bodies.velocity.data());
+        for (int g = 0; g < members; ++g)   // [PEG] secondary gaps: J_s u, no impulse of their own
+            s.gapJv[g] = gapMemberVelocity(rows, g, bodies.velocity.data());
         for (int i = 0; i < n; ++i) evalRow(eval, i);
         return norm2(s.merit);
     };

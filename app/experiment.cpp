@@ -1,0 +1,247 @@
+// `sandbox experiment pour3d|pour2d`: the pouring experiment of [PEG] section 6.
+//
+// For every seed x step size x contact model (standard and PEG, the same initial conditions),
+// runs the scene to its duration and measures after each step the overlap among bodies
+// (volume in 3D, figure 24; area = volume / prism depth in 2D, figure 21), the PEG constraint
+// groups and SM traps (figure 22), solver failures (steps rolled back by the world's guard,
+// Newton not converged) and explosions (a body leaving the container's neighbourhood), and
+// the wall time. Writes into --out (default docs/):
+//   peg_<scene>_runs.csv     one line per run
+//   peg_<scene>_overlap.csv  per model and step size: quartiles of the per-step overlap over
+//                            all steps of all seeds (figures 21 and 24)
+//   peg_<scene>_traps.csv    per step of one PEG run (first seed, --trap-dt): feature pairs
+//                            and SM traps (figure 22)
+// scripts/peg_plot.py draws the figure from these. The paper's sweep is 10 seeds x 16 step
+// sizes from 0.001 s to 0.05 s; --seeds and --dts reduce it (2 shared cores).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "app/run_metrics.h"
+#include "engine/contact/peg_model.h"
+#include "engine/scene/scene_loader.h"
+#include "engine/world.h"
+
+namespace cs {
+
+namespace {
+
+struct ExperimentOptions {
+    std::string scene = "pour3d";
+    int seeds = 10;
+    int dtCount = 16;
+    double dtMin = 0.001, dtMax = 0.05;
+    double duration = -1;         // < 0: the scene's
+    double trapDt = 0.01;
+    std::string outDir = "docs";
+    std::vector<ContactModelType> models{ContactModelType::Standard, ContactModelType::PEG};
+};
+
+struct RunResult {
+    ContactModelType model;
+    int seed;
+    double dt;
+    int steps = 0, failedSteps = 0, unconverged = 0;
+    bool exploded = false;
+    double wallSeconds = 0, solveSeconds = 0;
+    std::vector<double> overlap;   // per step
+    long traps = 0, contacts = 0;
+};
+
+double quantile(std::vector<double> v, double q) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    double pos = q * (v.size() - 1);
+    size_t i = size_t(pos);
+    double f = pos - i;
+    return i + 1 < v.size() ? v[i] * (1 - f) + v[i + 1] * f : v[i];
+}
+
+// Prism depth for pour2d: overlap volume / depth = overlap area.
+double overlapScale(const std::string& scene) { return scene == "pour2d" ? 1.0 / 0.1 : 1.0; }
+
+bool runOne(const ExperimentOptions& o, ContactModelType model, int seed, double dt, RunResult& r,
+            std::vector<std::pair<int, int>>* trapTrace) {
+    Model m;
+    WorldSettings settings;
+    SceneInfo info;
+    std::string err;
+    SceneLoadOptions lo;
+    lo.seedOffset = uint64_t(seed - 1);
+    if (!loadScene(o.scene, m, settings, info, &err, lo)) {
+        std::fprintf(stderr, "sandbox experiment: %s\n", err.c_str());
+        return false;
+    }
+    settings.dt = Real(dt);
+    settings.substeps = 1;
+    settings.solver.contactModel = model;
+    World w(m, settings);
+    const double duration = o.duration > 0 ? o.duration : double(info.duration);
+    const int steps = int(std::lround(duration / dt));
+    r.model = model;
+    r.seed = seed;
+    r.dt = dt;
+    const double scale = overlapScale(o.scene);
+    auto t0 = std::chrono::steady_clock::now();
+    for (int k = 0; k < steps; ++k) {
+        w.step();
+        r.steps++;
+        r.solveSeconds += w.profile().total;
+        if (w.lastStepFailed()) r.failedSteps++;
+        // Not converged: the Newton merit stayed above 1e-3 m/s (far above the 1e-5 tolerance).
+        if (w.solveStats().residualFinal > Real(1e-3)) r.unconverged++;
+        if (!stateIsFinite(w)) {
+            r.exploded = true;
+            break;
+        }
+        for (int b = 0; b < w.model().bodyCount(); ++b)
+            if (w.isActive(b) && length(w.state().pos[b]) > Real(20)) r.exploded = true;
+        r.overlap.push_back(totalOverlapVolume(w) * scale);
+        if (model == ContactModelType::PEG) {
+            PegGroupCounts n = countPegGroups(w.contacts());
+            r.traps += n.traps;
+            r.contacts += n.featurePairs;
+            if (trapTrace) trapTrace->push_back({n.featurePairs, n.traps});
+        } else {
+            r.contacts += (long)w.contacts().size();
+        }
+        if (r.exploded) break;
+    }
+    r.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return true;
+}
+
+bool parseModels(const char* s, std::vector<ContactModelType>& out) {
+    out.clear();
+    std::string list = s;
+    size_t p = 0;
+    while (p <= list.size()) {
+        size_t q = list.find(',', p);
+        if (q == std::string::npos) q = list.size();
+        ContactModelType t;
+        if (!parseContactModelName(list.substr(p, q - p), t)) return false;
+        out.push_back(t);
+        p = q + 1;
+    }
+    return !out.empty();
+}
+
+void usage() {
+    std::fprintf(stderr,
+                 "usage: sandbox experiment pour3d|pour2d [--seeds N] [--dts K] [--dt-min S] [--dt-max S]\n"
+                 "         [--duration S] [--models standard,peg] [--trap-dt S] [--out DIR]\n"
+                 "  [PEG] section 6: N seeds x K step sizes (log-spaced, default 10 x 16 from 0.001 to 0.05 s)\n");
+}
+
+}  // namespace
+
+}  // namespace cs
+
+int runExperiment(int argc, char** argv) {
+    using namespace cs;
+    ExperimentOptions o;
+    if (argc < 3) { usage(); return 2; }
+    o.scene = argv[2];
+    for (int i = 3; i < argc; ++i) {
+        std::string a = argv[i];
+        auto next = [&]() -> const char* {
+            if (i + 1 >= argc) { usage(); std::exit(2); }
+            return argv[++i];
+        };
+        if (a == "--seeds") o.seeds = std::atoi(next());
+        else if (a == "--dts") o.dtCount = std::atoi(next());
+        else if (a == "--dt-min") o.dtMin = std::atof(next());
+        else if (a == "--dt-max") o.dtMax = std::atof(next());
+        else if (a == "--duration") o.duration = std::atof(next());
+        else if (a == "--trap-dt") o.trapDt = std::atof(next());
+        else if (a == "--out") o.outDir = next();
+        else if (a == "--models") {
+            if (!parseModels(next(), o.models)) { usage(); return 2; }
+        } else { usage(); return 2; }
+    }
+    if (o.seeds < 1 || o.dtCount < 1 || !(o.dtMin > 0) || !(o.dtMax >= o.dtMin)) { usage(); return 2; }
+    std::vector<double> dts;
+    for (int k = 0; k < o.dtCount; ++k)
+        dts.push_back(o.dtCount == 1 ? o.dtMin : o.dtMin * std::pow(o.dtMax / o.dtMin, double(k) / (o.dtCount - 1)));
+    // Trace run: the step size of the sweep nearest --trap-dt.
+    double traceDt = dts[0];
+    for (double d : dts)
+        if (std::fabs(std::log(d / o.trapDt)) < std::fabs(std::log(traceDt / o.trapDt))) traceDt = d;
+
+    std::vector<RunResult> runs;
+    std::vector<std::pair<int, int>> trace;
+    for (int seed = 1; seed <= o.seeds; ++seed) {
+        for (double dt : dts) {
+            for (ContactModelType model : o.models) {
+                RunResult r;
+                bool traceThis = model == ContactModelType::PEG && seed == 1 && dt == traceDt;
+                if (!runOne(o, model, seed, dt, r, traceThis ? &trace : nullptr)) return 1;
+                std::fprintf(stderr, "%s seed %d dt %.4f %-8s steps %5d wall %6.2f s  overlap median %.3g max %.3g  "
+                             "failed %d unconverged %d%s\n", o.scene.c_str(), seed, dt, contactModelName(model), r.steps,
+                             r.wallSeconds, quantile(r.overlap, 0.5),
+                             r.overlap.empty() ? 0.0 : *std::max_element(r.overlap.begin(), r.overlap.end()),
+                             r.failedSteps, r.unconverged, r.exploded ? " EXPLODED" : "");
+                runs.push_back(std::move(r));
+            }
+        }
+    }
+    const std::string base = o.outDir + "/peg_" + o.scene;
+    if (std::FILE* f = std::fopen((base + "_runs.csv").c_str(), "w")) {
+        std::fprintf(f, "scene,model,seed,dt,steps,wall_s,solve_s,failed_steps,unconverged_steps,exploded,"
+                        "overlap_q1,overlap_median,overlap_q3,overlap_max,traps,feature_pairs\n");
+        for (const RunResult& r : runs)
+            std::fprintf(f, "%s,%s,%d,%.6g,%d,%.4f,%.4f,%d,%d,%d,%.6g,%.6g,%.6g,%.6g,%ld,%ld\n", o.scene.c_str(),
+                         contactModelName(r.model), r.seed, r.dt, r.steps, r.wallSeconds, r.solveSeconds, r.failedSteps,
+                         r.unconverged, int(r.exploded), quantile(r.overlap, 0.25), quantile(r.overlap, 0.5),
+                         quantile(r.overlap, 0.75),
+                         r.overlap.empty() ? 0.0 : *std::max_element(r.overlap.begin(), r.overlap.end()), r.traps,
+                         r.contacts);
+        std::fclose(f);
+    } else {
+        std::fprintf(stderr, "sandbox experiment: cannot write %s_runs.csv\n", base.c_str());
+        return 1;
+    }
+    if (std::FILE* f = std::fopen((base + "_overlap.csv").c_str(), "w")) {
+        std::fprintf(f, "model,dt,runs,steps,q1,median,q3,max,failed_runs,failed_steps,unconverged_steps,exploded_runs,"
+                        "wall_s_per_step\n");
+        for (ContactModelType model : o.models) {
+            for (double dt : dts) {
+                std::vector<double> all;
+                int n = 0, failedRuns = 0, failed = 0, unconv = 0, exploded = 0;
+                double wall = 0;
+                long steps = 0;
+                for (const RunResult& r : runs) {
+                    if (r.model != model || r.dt != dt) continue;
+                    all.insert(all.end(), r.overlap.begin(), r.overlap.end());
+                    n++;
+                    failed += r.failedSteps;
+                    unconv += r.unconverged;
+                    exploded += r.exploded;
+                    failedRuns += (r.failedSteps > 0 || r.exploded);
+                    wall += r.wallSeconds;
+                    steps += r.steps;
+                }
+                std::fprintf(f, "%s,%.6g,%d,%ld,%.6g,%.6g,%.6g,%.6g,%d,%d,%d,%d,%.6g\n", contactModelName(model), dt, n,
+                             steps, quantile(all, 0.25), quantile(all, 0.5), quantile(all, 0.75),
+                             all.empty() ? 0.0 : *std::max_element(all.begin(), all.end()), failedRuns, failed, unconv,
+                             exploded, steps ? wall / steps : 0.0);
+            }
+        }
+        std::fclose(f);
+    }
+    if (!trace.empty()) {
+        if (std::FILE* f = std::fopen((base + "_traps.csv").c_str(), "w")) {
+            std::fprintf(f, "step,time,feature_pairs,sm_traps\n");
+            for (size_t k = 0; k < trace.size(); ++k)
+                std::fprintf(f, "%zu,%.6g,%d,%d\n", k + 1, (k + 1) * traceDt, trace[k].first, trace[k].second);
+            std::fclose(f);
+        }
+    }
+    std::fprintf(stderr, "wrote %s_{runs,overlap,traps}.csv\n", base.c_str());
+    return 0;
+}

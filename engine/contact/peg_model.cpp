@@ -1,0 +1,379 @@
+// PEG: potential contacts -> U, I and X constraints ([PEG] Williams, Lu, Trinkle 2016, 3-5).
+//
+// The narrow phase lists feature pairs (potential_contact.h); this stage groups those of one
+// shape pair by the features they share ([PEG] section 5.2, 3D):
+//   vertex-face: the contacts of one vertex v against faces of the other polytope. One face: a
+//     U-constraint (eqs. 17-18, 34). Several faces (v near an edge: its two faces, eq. 36; v
+//     near a vertex: the faces around it, eq. 37): an I-constraint "max over the faces' gaps
+//     >= 0" with one primary contact, the only one with an impulse (eq. 24, |C_iota| = 1 as in
+//     the paper's experiments). The primary is the applicable and feasible member with the
+//     largest gap (section 4 heuristics); the others are secondaries (C_kappa).
+//   edge-edge: a U-constraint (eq. 35), unless an X-constraint takes it (below).
+//   vertex-edge, vertex-vertex (Euclidean pairs the narrow phase emits where no face of the
+//     edge or vertex has a vertex-face pair), sphere pairs: U-constraints, one normal each.
+//   X-constraints (eq. 36): for an I-constraint of vertex v over the two faces f_0, f_1 of an
+//     edge e_b, every edge-edge pair (e_a, e_b) with e_a leaving v, applicable and feasible,
+//     gives max(psi(v, f_k), psi(e_a, e_b)) >= 0 with f_k the face e_a heads towards (edge
+//     orientation, peg_geometry.h). [PEG] 5.3 writes X-constraints as I-constraints without
+//     an impulse and leaves the forces to the U and I constraints. A Newton iteration over NCP
+//     rows needs a multiplier per inequality, so here the X-constraint *replaces* the pair's
+//     U-constraint: the edge-edge contact is its primary (impulse along the edge-edge normal)
+//     and the face gaps are its secondaries. Its impulse is then non-zero only where the
+//     paper's constraint is active (every member's gap non-positive), which is exactly where
+//     U alone would also push, and it is zero where U would over-constrain.
+// Rows: a U-constraint is a RowKind::Normal row, I and X are RowKind::Group rows with gap
+// members (constraint_rows.h); each gets the standard model's two friction rows on its primary.
+// The vertex-vertex X-constraints of eq. 38 (face pairs around two touching vertices) are not
+// formed: the narrow phase gives each vertex its I-constraint over the other's faces.
+#include "engine/contact/peg_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/collision/broad_phase.h"
+#include "engine/collision/narrow_phase.h"
+#include "engine/collision/world_polytope.h"
+#include "engine/contact/peg_geometry.h"
+#include "engine/solver/integrate.h"
+
+namespace cs {
+
+namespace {
+
+Spatial pointJacobian(Vec3 r, Vec3 dir) { return Spatial{dir, cross(r, dir)}; }
+
+ContactKey keyOf(const PotentialContact& c) {
+    return ContactKey{(uint64_t(uint32_t(c.shapeA)) << 32) | uint32_t(c.shapeB),
+                      (uint64_t(c.featureA) << 32) | c.featureB};
+}
+
+const WarmImpulse* findWarm(const std::vector<WarmImpulse>& warm, const ContactKey& key) {
+    auto it = std::lower_bound(warm.begin(), warm.end(), key,
+                               [](const WarmImpulse& w, const ContactKey& k) { return w.key < k; });
+    return it != warm.end() && it->key == key ? &*it : nullptr;
+}
+
+struct PairContext {
+    const ContactStageInput& in;
+    ConstraintRows& rows;
+    WorldPolytope polyA, polyB;
+};
+
+// Jacobian blocks of a contact's normal: J = [n, rA x n | -n, -(rB x n)].
+void normalJacobians(const ContactStageInput& in, const PotentialContact& c, Spatial& ja, Spatial& jb) {
+    Vec3 rA = c.bodyA >= 0 ? c.pointA - in.state.pos[c.bodyA] : Vec3{0, 0, 0};
+    Vec3 rB = c.bodyB >= 0 ? c.pointB - in.state.pos[c.bodyB] : Vec3{0, 0, 0};
+    ja = pointJacobian(rA, c.normal);
+    jb = pointJacobian(rB, -c.normal);
+}
+
+Real stabilizedGap(const SolverSettings& s, Real gap) { return gap < 0 ? s.stabilization * gap : gap; }
+
+// The primary's normal row (Normal for U, Group for I and X), its secondaries, and the two
+// friction rows of the standard model on the primary.
+void addConstraint(const ContactStageInput& in, ConstraintRows& rows, int primary, const int* secondary,
+                   int secondaryCount) {
+    const SolverSettings& solver = in.settings.solver;
+    const PotentialContact& c = in.potential[primary];
+    Spatial ja, jb;
+    normalJacobians(in, c, ja, jb);
+    int n = rows.add(secondaryCount > 0 ? RowKind::Group : RowKind::Normal, c.bodyA, c.bodyB, ja, jb,
+                     stabilizedGap(solver, c.gap), 0, primary);
+    for (int k = 0; k < secondaryCount; ++k) {
+        const PotentialContact& s = in.potential[secondary[k]];
+        Spatial sa, sb;
+        normalJacobians(in, s, sa, sb);
+        rows.addGapMember(n, s.bodyA, s.bodyB, sa, sb, stabilizedGap(solver, s.gap), secondary[k]);
+    }
+    Vec3 t[2];
+    tangentBasis(c.normal, t[0], t[1]);
+    Vec3 rA = c.bodyA >= 0 ? c.pointA - in.state.pos[c.bodyA] : Vec3{0, 0, 0};
+    Vec3 rB = c.bodyB >= 0 ? c.pointB - in.state.pos[c.bodyB] : Vec3{0, 0, 0};
+    Real mu = mixFriction(in.model, c.bodyA, c.bodyB, in.settings.frictionScale);
+    for (int k = 0; k < 2; ++k) {
+        int f = rows.add(RowKind::Friction, c.bodyA, c.bodyB, pointJacobian(rA, t[k]), pointJacobian(rB, -t[k]), 0,
+                         0, primary);
+        rows.mu[f] = mu;
+        rows.normalRow[f] = n;
+    }
+    if (solver.warmStart) {
+        if (const WarmImpulse* w = findWarm(in.state.warm, keyOf(c))) {
+            rows.lambda[n] = w->normal;
+            rows.lambda[n + 1] = dot(w->tangent, t[0]);
+            rows.lambda[n + 2] = dot(w->tangent, t[1]);
+        }
+    }
+}
+
+// A vertex-face contact's vertex: side 0 (vertex of A) or 1 (of B) and its index; -1 if not VF.
+int vertexSide(const PotentialContact& c) {
+    if (c.type != PairType::VertexFace) return -1;
+    return featureKind(c.featureA) == FeatureKind::Vertex ? 0 : 1;
+}
+int vertexOf(const PotentialContact& c) {
+    return featureIndex(vertexSide(c) == 0 ? c.featureA : c.featureB);
+}
+int faceOf(const PotentialContact& c) {
+    return featureIndex(vertexSide(c) == 0 ? c.featureB : c.featureA);
+}
+
+// Groups the contacts [first, last) of one polytope pair.
+void buildPolytopePair(const ContactStageInput& in, ConstraintRows& rows, size_t first, size_t last) {
+    const PegSettings& peg = in.settings.solver.peg;
+    const PotentialContact& c0 = in.potential[first];
+    thread_local WorldPolytope wa, wb;
+    wa.assign(in.model.polytopes[in.model.shapePolytope[c0.shapeA]], shapeWorldTransform(in.model, in.state, c0.shapeA));
+    wb.assign(in.model.polytopes[in.model.shapePolytope[c0.shapeB]], shapeWorldTransform(in.model, in.state, c0.shapeB));
+    const PolytopeView A = wa.view(), B = wb.view();
+    const Real tanPhi = std::tan(peg.feasibleAngle);
+
+    // Vertex groups: vertex-face contacts of one vertex, in contact order (sorted by feature).
+    thread_local std::vector<int> order, used, members, xSecondary;
+    order.clear();
+    for (size_t i = first; i < last; ++i)
+        if (vertexSide(in.potential[i]) >= 0) order.push_back((int)i);
+    std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
+        const PotentialContact &p = in.potential[x], &q = in.potential[y];
+        int sp = vertexSide(p), sq = vertexSide(q);
+        return sp != sq ? sp < sq : vertexOf(p) < vertexOf(q);
+    });
+    used.assign(last - first, 0);   // 1: taken by an I- or X-constraint as a secondary/primary
+    // U contacts kept, for the duplicate test (two coincident vertex-face pairs of equal boxes).
+    thread_local std::vector<int> single;
+    single.clear();
+
+    // Per I-constraint over an edge's two faces: the vertex, its side and the two face contacts,
+    // for the X-constraints below.
+    struct EdgeGroup { int side, vertex, contact[2], face[2]; };
+    thread_local std::vector<EdgeGroup> edgeGroups;
+    edgeGroups.clear();
+
+    for (size_t g = 0; g < order.size();) {
+        size_t e = g + 1;
+        while (e < order.size() && vertexSide(in.potential[order[e]]) == vertexSide(in.potential[order[g]]) &&
+               vertexOf(in.potential[order[e]]) == vertexOf(in.potential[order[g]]))
+            ++e;
+        const int side = vertexSide(in.potential[order[g]]);
+        const PolytopeView& P = side == 0 ? A : B;   // the vertex's polytope
+        const PolytopeView& Q = side == 0 ? B : A;   // the faces' polytope
+        // Primary: the applicable and feasible member with the largest gap ([PEG] section 4);
+        // if none is, the largest gap.
+        int best = -1, bestAny = -1;
+        for (size_t k = g; k < e; ++k) {
+            const PotentialContact& c = in.potential[order[k]];
+            const int v = vertexOf(c), f = faceOf(c);
+            Vec3 eta = Q.faces[f].normal;
+            bool ok = pegApplicable(pegVertexFaceApplicability(P, v, eta), peg.epsTheta) &&
+                      pegVertexFaceFeasibility(Q, f, P.vertices[v], tanPhi, peg.feasibleDelta) >= 0;
+            if (bestAny < 0 || c.gap > in.potential[bestAny].gap) bestAny = order[k];
+            if (ok && (best < 0 || c.gap > in.potential[best].gap)) best = order[k];
+        }
+        const int primary = best >= 0 ? best : bestAny;
+        if (e - g == 1) {
+            single.push_back(primary);
+        } else {
+            members.clear();
+            for (size_t k = g; k < e; ++k)
+                if (order[k] != primary) members.push_back(order[k]);
+            addConstraint(in, rows, primary, members.data(), (int)members.size());
+            for (size_t k = g; k < e; ++k) used[order[k] - first] = 1;
+            if (e - g == 2) {   // two faces: if they share an edge, remember it for X
+                EdgeGroup eg{side, vertexOf(in.potential[order[g]]), {order[g], order[g + 1]},
+                             {faceOf(in.potential[order[g]]), faceOf(in.potential[order[g + 1]])}};
+                edgeGroups.push_back(eg);
+            }
+        }
+        g = e;
+    }
+
+    // X-constraints (eq. 36) on edge-edge pairs (e_a, e_b): e_a leaves the vertex of an edge
+    // group and e_b is the edge between that group's two faces.
+    for (size_t i = first; i < last; ++i) {
+        const PotentialContact& c = in.potential[i];
+        if (c.type != PairType::EdgeEdge) continue;
+        const PolytopeEdge& ea = A.edges[featureIndex(c.featureA)];
+        const PolytopeEdge& eb = B.edges[featureIndex(c.featureB)];
+        xSecondary.clear();
+        for (const EdgeGroup& eg : edgeGroups) {
+            const PolytopeEdge& ev = eg.side == 0 ? ea : eb;   // the edge that must leave the vertex
+            const PolytopeEdge& ef = eg.side == 0 ? eb : ea;   // the edge between the two faces
+            if (ev.tail != eg.vertex && ev.head != eg.vertex) continue;
+            bool faces = (ef.face[0] == eg.face[0] && ef.face[1] == eg.face[1]) ||
+                         (ef.face[0] == eg.face[1] && ef.face[1] == eg.face[0]);
+            if (!faces) continue;
+            const PolytopeView& P = eg.side == 0 ? A : B;
+            const PolytopeView& Q = eg.side == 0 ? B : A;
+            Vec3 a0 = A.vertices[ea.tail], a1 = A.vertices[ea.head], b0 = B.vertices[eb.tail], b1 = B.vertices[eb.head];
+            if (!pegApplicable(pegEdgeEdgeApplicability(ea, a1 - a0, eb, b1 - b0), peg.epsTheta)) continue;
+            if (pegEdgeEdgeFeasibility(a0, a1, b0, b1, peg.edgeEps) < 0) continue;
+            Vec3 d = P.vertices[ev.tail == eg.vertex ? ev.head : ev.tail] - P.vertices[eg.vertex];
+            int k = pegEdgeOrientationFace(d, Q.faces[eg.face[0]].normal, Q.faces[eg.face[1]].normal);
+            xSecondary.push_back(eg.contact[k]);
+        }
+        if (xSecondary.empty()) {
+            single.push_back((int)i);
+        } else {
+            addConstraint(in, rows, (int)i, xSecondary.data(), (int)xSecondary.size());
+            used[i - first] = 1;
+        }
+    }
+
+    // U-constraints: everything left (single vertex-face pairs, Euclidean pairs, edge-edge not
+    // taken by X). Two pairs constraining the same point along the same normal are one row.
+    for (size_t i = first; i < last; ++i) {
+        const PotentialContact& c = in.potential[i];
+        if (used[i - first] || c.type == PairType::EdgeEdge || vertexSide(c) >= 0) continue;
+        single.push_back((int)i);
+    }
+    std::sort(single.begin(), single.end());
+    const Real tol = Real(1e-5);
+    for (size_t k = 0; k < single.size(); ++k) {
+        const PotentialContact& c = in.potential[single[k]];
+        bool dup = false;
+        for (size_t j = 0; j < k && !dup; ++j) {
+            const PotentialContact& o = in.potential[single[j]];
+            dup = lengthSq(o.pointA - c.pointA) < tol * tol && dot(o.normal, c.normal) > Real(0.9999);
+        }
+        if (!dup) addConstraint(in, rows, single[k], nullptr, 0);
+    }
+}
+
+}  // namespace
+
+void buildPegRows(const ContactStageInput& in, ConstraintRows& rows) {
+    const std::vector<PotentialContact>& pc = in.potential;
+    for (size_t first = 0; first < pc.size();) {
+        size_t last = first + 1;
+        while (last < pc.size() && pc[last].shapeA == pc[first].shapeA && pc[last].shapeB == pc[first].shapeB) ++last;
+        const bool polytopes = in.model.shapeType[pc[first].shapeA] == ShapeType::Polytope &&
+                               in.model.shapeType[pc[first].shapeB] == ShapeType::Polytope;
+        if (polytopes) {
+            buildPolytopePair(in, rows, first, last);
+        } else {
+            for (size_t i = first; i < last; ++i) addConstraint(in, rows, (int)i, nullptr, 0);
+        }
+        first = last;
+    }
+}
+
+void storePegResults(const ContactStageInput& in, const ConstraintRows& rows, const BodyVelocities& bodies,
+                     std::vector<Contact>& contacts, std::vector<WarmImpulse>& warm) {
+    contacts.clear();
+    warm.clear();
+    const Real h = in.h, trapTol = in.settings.solver.peg.trapTolerance;
+    const Spatial* u = bodies.velocity.data();
+    auto endGap = [&](int bodyA, const Spatial& ja, int bodyB, const Spatial& jb, Real bias) {
+        Real v = 0;
+        if (bodyA >= 0) v += dot(ja, u[bodyA]);
+        if (bodyB >= 0) v += dot(jb, u[bodyB]);
+        return bias + h * v;
+    };
+    int group = 0;
+    for (int i = 0; i < rows.size(); ++i) {
+        const bool isGroup = rows.kind[i] == int(RowKind::Group);
+        if ((rows.kind[i] != int(RowKind::Normal) && !isGroup) || rows.owner[i] < 0) continue;
+        const PotentialContact& g = in.potential[rows.owner[i]];
+        Contact c;
+        c.geometry = g;
+        c.mu = rows.mu[i + 1];
+        c.normalImpulse = rows.lambda[i];
+        c.tangentImpulse[0] = rows.lambda[i + 1];
+        c.tangentImpulse[1] = rows.lambda[i + 2];
+        tangentBasis(g.normal, c.tangent[0], c.tangent[1]);
+        Real ft = std::sqrt(c.tangentImpulse[0] * c.tangentImpulse[0] + c.tangentImpulse[1] * c.tangentImpulse[1]);
+        Real slip = 0;
+        for (int k = 0; k < 2; ++k) {
+            Real v = 0;
+            if (g.bodyA >= 0) v += dot(rows.jacobianA[i + 1 + k], u[g.bodyA]);
+            if (g.bodyB >= 0) v += dot(rows.jacobianB[i + 1 + k], u[g.bodyB]);
+            slip += v * v;
+        }
+        c.sliding = c.normalImpulse > 0 && ft >= Real(0.99) * c.mu * c.normalImpulse && std::sqrt(slip) > Real(1e-3);
+        c.pegGroup = group++;
+        c.pegPrimary = true;
+        c.pegKind = 'U';
+        if (isGroup) {
+            // The group's separation is its largest gap; an SM trap is a member whose own
+            // (half-space) gap is negative at the end of the step while the largest is not.
+            Real startMax = g.gap;
+            Real endMax = endGap(rows.bodyA[i], rows.jacobianA[i], rows.bodyB[i], rows.jacobianB[i], rows.bias[i]);
+            Real endMin = endMax;
+            for (int m = rows.gapFirst[i]; m < rows.gapFirst[i] + rows.gapCount[i]; ++m) {
+                startMax = std::fmax(startMax, in.potential[rows.gapOwner[m]].gap);
+                Real e = endGap(rows.gapBodyA[m], rows.gapJacobianA[m], rows.gapBodyB[m], rows.gapJacobianB[m],
+                                rows.gapBias[m]);
+                endMax = std::fmax(endMax, e);
+                endMin = std::fmin(endMin, e);
+            }
+            c.pegKind = g.type == PairType::EdgeEdge ? 'X' : 'I';
+            c.pegTrap = endMin < -trapTol && endMax >= -trapTol;
+            c.geometry.gap = startMax;
+            contacts.push_back(c);
+            for (int m = rows.gapFirst[i]; m < rows.gapFirst[i] + rows.gapCount[i]; ++m) {
+                Contact s = c;
+                s.geometry = in.potential[rows.gapOwner[m]];
+                s.geometry.gap = startMax;
+                s.normalImpulse = 0;
+                s.tangentImpulse[0] = s.tangentImpulse[1] = 0;
+                s.sliding = false;
+                s.pegPrimary = false;
+                tangentBasis(s.geometry.normal, s.tangent[0], s.tangent[1]);
+                contacts.push_back(s);
+            }
+        } else {
+            contacts.push_back(c);
+        }
+        warm.push_back(WarmImpulse{keyOf(g), c.normalImpulse,
+                                   c.tangentImpulse[0] * c.tangent[0] + c.tangentImpulse[1] * c.tangent[1]});
+    }
+    std::sort(warm.begin(), warm.end(), [](const WarmImpulse& a, const WarmImpulse& b) { return a.key < b.key; });
+}
+
+PegGroupCounts countPegGroups(const std::vector<Contact>& contacts) {
+    PegGroupCounts n;
+    for (const Contact& c : contacts) {
+        if (c.pegGroup < 0) continue;
+        n.featurePairs++;
+        if (!c.pegPrimary) continue;
+        if (c.pegKind == 'U') n.unilateral++;
+        if (c.pegKind == 'I') n.inter++;
+        if (c.pegKind == 'X') n.cross++;
+        if (c.pegTrap) n.traps++;
+    }
+    return n;
+}
+
+void buildStepProblem(const World& world, StepProblem& out) {
+    const Model& model = world.model();
+    const State& state = world.state();
+    const WorldSettings& settings = world.settings;
+    const int nb = model.bodyCount();
+    out.h = settings.dt / (settings.substeps > 0 ? settings.substeps : 1);
+    std::vector<uint8_t> active(nb);
+    for (int b = 0; b < nb; ++b) active[b] = world.isActive(b) ? 1 : 0;
+    std::vector<Aabb> aabbs;
+    std::vector<ShapePair> pairs;
+    computeShapeAabbs(model, state, settings.contactMargin, aabbs);
+    findPairs(model, aabbs, active.data(), pairs);
+    NarrowPhaseSettings narrow;
+    narrow.margin = settings.contactMargin;
+    collidePairs(model, state, pairs, narrow, out.potential);
+    BodyVelocities& bv = out.bodies;
+    bv.invMass.resize(nb);
+    bv.invInertia.resize(nb);
+    bv.unconstrained.resize(nb);
+    bv.velocity.resize(nb);
+    for (int b = 0; b < nb; ++b) {
+        bool dynamic = active[b] && !model.isStatic(b);
+        bv.invMass[b] = dynamic ? model.invMass[b] : Real(0);
+        bv.invInertia[b] = dynamic ? worldInverseInertia(state.rot[b], model.invInertiaLocal[b]) : mat3Zero();
+        bv.unconstrained[b] = dynamic ? unconstrainedVelocity(state.linVel[b], state.angVel[b], settings.gravity, out.h)
+                                      : Spatial{{0, 0, 0}, {0, 0, 0}};
+        bv.velocity[b] = bv.unconstrained[b];
+    }
+    out.rows.clear();
+    ContactStageInput in{model, settings, state, out.potential, out.h};
+    buildContactRows(in, out.rows);
+}
+
+}  // namespace cs
