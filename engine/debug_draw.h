@@ -18,7 +18,8 @@ struct DebugDrawFlags {
     bool contactNormals = true;      // length scaled by the normal impulse
     bool contactForces = false;
     bool frictionCones = false;      // half-angle atan(mu), stick green / slip red
-    bool penetration = true;         // contacts with negative gap highlighted
+    bool penetration = true;         // contacts deeper than penetrationThreshold highlighted
+    float penetrationThreshold = 1e-3f;   // m: solver-level overlaps below this are not flagged
     bool aabbs = false;
     bool bodyFrames = false;         // body frames and centres of mass
     bool jointFrames = true;

@@ -58,7 +58,7 @@ void drawContactModel(ContactModelType type, const std::vector<Contact>& contact
     for (const Contact& c : contacts) {
         const PotentialContact& g = c.geometry;
         Vec3 p = g.pointB;   // on the supporting body
-        bool pen = g.gap < 0;
+        bool pen = g.gap < -f.penetrationThreshold;
         if (f.contactPoints && draw.drawPoint)
             draw.drawPoint(p, 6.0f, (f.penetration && pen) ? penetrating : point, draw.context);
         if (f.contactNormals && draw.drawLine) {
