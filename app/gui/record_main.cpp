@@ -38,6 +38,7 @@ int runRecord(int argc, char** argv) {
     }
     SandboxApp app(options);
     app.view.settingsPanel = false;
+    app.view.legend = options.height >= 600;   // in a small video the legend hides the scene
     if (!app.init(&gl, &error)) {
         std::fprintf(stderr, "sandbox record: %s\n", error.c_str());
         return 1;
