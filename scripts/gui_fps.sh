@@ -18,7 +18,7 @@ cat >"$TMP/pile1000.json" <<'J'
 J
 # Paused after 1 s of simulated time: the rendering and UI alone.
 printf '0 camera -60 30 9 0 0 0.5\n60 key space\n' >"$TMP/pause.script"
-echo "# nproc $(nproc), load average $(cut -d' ' -f1 /proc/loadavg), 1280x720, EGL offscreen"
+echo "# cores $(getconf _NPROCESSORS_ONLN), load average $(cut -d' ' -f1 /proc/loadavg), 1280x720, EGL offscreen"
 for scene in pyramid "$TMP/pile1000.json"; do
     for shadows in --no-shadows --shadows; do
         out=$("$SANDBOX" gui "$scene" --headless $shadows --frames "$FRAMES" 2>&1 | tail -1)

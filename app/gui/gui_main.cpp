@@ -64,6 +64,16 @@ int runGui(int argc, char** argv) {
     }
     if (options.scene.empty() && options.replay.empty()) options.scene = defaultSceneName();
 
+    // A bad scene file is reported before any window or GL context is opened.
+    if (options.replay.empty()) {
+        Model model;
+        WorldSettings settings;
+        SceneInfo info;
+        if (!loadScene(options.scene, model, settings, info, &error)) {
+            std::fprintf(stderr, "sandbox gui: %s\n", error.c_str());
+            return 1;
+        }
+    }
     GlContext gl;
     bool opened = options.headless ? gl.openHeadless(options.width, options.height, &error)
                                    : gl.openWindow(options.width, options.height, "Contact Sandbox", &error);

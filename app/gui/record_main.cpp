@@ -31,6 +31,16 @@ int runRecord(int argc, char** argv) {
     options.width &= ~1;    // libx264 in yuv420p wants even sizes
     options.height &= ~1;
 
+    // A bad scene file is reported before any window or GL context is opened.
+    if (options.replay.empty()) {
+        Model model;
+        WorldSettings settings;
+        SceneInfo info;
+        if (!loadScene(options.scene, model, settings, info, &error)) {
+            std::fprintf(stderr, "sandbox record: %s\n", error.c_str());
+            return 1;
+        }
+    }
     GlContext gl;
     if (!gl.openHeadless(options.width, options.height, &error)) {
         std::fprintf(stderr, "sandbox record: %s\n", error.c_str());
