@@ -23,6 +23,10 @@
 //     U alone would also push, and it is zero where U would over-constrain.
 // Rows: a U-constraint is a RowKind::Normal row, I and X are RowKind::Group rows with gap
 // members (constraint_rows.h); each gets the standard model's two friction rows on its primary.
+// Edge pairs the narrow phase leaves out (crossings near an edge's end) are formed here for the
+// X-constraints (tSynthetic): without them an edge leaving a relaxed vertex could sink through
+// the other body's edge (measured: pour3d at h = 1 ms reached 4.6 cm edge-edge overlap and
+// exploded at t = 2.39 s).
 // The vertex-vertex X-constraints of eq. 38 (face pairs around two touching vertices) are not
 // formed: the narrow phase gives each vertex its I-constraint over the other's faces.
 #include "engine/contact/peg_model.h"
@@ -53,11 +57,15 @@ const WarmImpulse* findWarm(const std::vector<WarmImpulse>& warm, const ContactK
     return it != warm.end() && it->key == key ? &*it : nullptr;
 }
 
-struct PairContext {
-    const ContactStageInput& in;
-    ConstraintRows& rows;
-    WorldPolytope polyA, polyB;
-};
+// Edge-edge pairs PEG forms itself for X-constraints where the narrow phase has none: it leaves
+// a crossing near an edge's end to the vertex's contacts (narrow_phase.h, endpointTol), and PEG
+// relaxes exactly those. Indexed after the step's potential contacts (owner >= potential.size());
+// rebuilt by buildPegRows and read by storePegResults of the same step on the same thread.
+thread_local std::vector<PotentialContact> tSynthetic;
+
+const PotentialContact& contactAt(const ContactStageInput& in, int i) {
+    return i < (int)in.potential.size() ? in.potential[i] : tSynthetic[i - in.potential.size()];
+}
 
 // Jacobian blocks of a contact's normal: J = [n, rA x n | -n, -(rB x n)].
 void normalJacobians(const ContactStageInput& in, const PotentialContact& c, Spatial& ja, Spatial& jb) {
@@ -74,13 +82,13 @@ Real stabilizedGap(const SolverSettings& s, Real gap) { return gap < 0 ? s.stabi
 void addConstraint(const ContactStageInput& in, ConstraintRows& rows, int primary, const int* secondary,
                    int secondaryCount) {
     const SolverSettings& solver = in.settings.solver;
-    const PotentialContact& c = in.potential[primary];
+    const PotentialContact& c = contactAt(in, primary);
     Spatial ja, jb;
     normalJacobians(in, c, ja, jb);
     int n = rows.add(secondaryCount > 0 ? RowKind::Group : RowKind::Normal, c.bodyA, c.bodyB, ja, jb,
                      stabilizedGap(solver, c.gap), 0, primary);
     for (int k = 0; k < secondaryCount; ++k) {
-        const PotentialContact& s = in.potential[secondary[k]];
+        const PotentialContact& s = contactAt(in, secondary[k]);
         Spatial sa, sb;
         normalJacobians(in, s, sa, sb);
         rows.addGapMember(n, s.bodyA, s.bodyB, sa, sb, stabilizedGap(solver, s.gap), secondary[k]);
@@ -177,11 +185,12 @@ void buildPolytopePair(const ContactStageInput& in, ConstraintRows& rows, size_t
                 if (order[k] != primary) members.push_back(order[k]);
             addConstraint(in, rows, primary, members.data(), (int)members.size());
             for (size_t k = g; k < e; ++k) used[order[k] - first] = 1;
-            if (e - g == 2) {   // two faces: if they share an edge, remember it for X
-                EdgeGroup eg{side, vertexOf(in.potential[order[g]]), {order[g], order[g + 1]},
-                             {faceOf(in.potential[order[g]]), faceOf(in.potential[order[g + 1]])}};
-                edgeGroups.push_back(eg);
-            }
+            // Every two faces of the group that share an edge (one pair near an edge, the pairs
+            // around a vertex): remembered for the X-constraints.
+            for (size_t x = g; x < e; ++x)
+                for (size_t y = x + 1; y < e; ++y)
+                    edgeGroups.push_back(EdgeGroup{side, vertexOf(in.potential[order[x]]), {order[x], order[y]},
+                                                   {faceOf(in.potential[order[x]]), faceOf(in.potential[order[y]])}});
         }
         g = e;
     }
@@ -211,10 +220,58 @@ void buildPolytopePair(const ContactStageInput& in, ConstraintRows& rows, size_t
             xSecondary.push_back(eg.contact[k]);
         }
         if (xSecondary.empty()) {
-            single.push_back((int)i);
+            // U-constraint (eq. 35) only when feasible: the segments' nearest points within eps
+            // ([PEG] section 4). The narrow phase reports edge-edge gaps down to -maxEdgeDepth
+            // along the line normal; measured on pour3d (h = 1 ms), a pair at -4.6 cm whose
+            // bodies did not overlap at all was pushed apart at 46 m/s by the psi/h term.
+            Vec3 a0 = A.vertices[ea.tail], a1 = A.vertices[ea.head], b0 = B.vertices[eb.tail], b1 = B.vertices[eb.head];
+            if (pegEdgeEdgeFeasibility(a0, a1, b0, b1, peg.edgeEps) >= 0) single.push_back((int)i);
         } else {
             addConstraint(in, rows, (int)i, xSecondary.data(), (int)xSecondary.size());
             used[i - first] = 1;
+        }
+    }
+
+    // X-constraints on edge pairs the narrow phase did not list: e_a leaving the group's vertex
+    // and e_b between its two faces, crossing within e_b and within e_a (its end at v included).
+    for (const EdgeGroup& eg : edgeGroups) {
+        const PolytopeView& P = eg.side == 0 ? A : B;
+        const PolytopeView& Q = eg.side == 0 ? B : A;
+        int eq = -1;
+        for (int j = 0; j < Q.edgeCount && eq < 0; ++j)
+            if ((Q.edges[j].face[0] == eg.face[0] && Q.edges[j].face[1] == eg.face[1]) ||
+                (Q.edges[j].face[0] == eg.face[1] && Q.edges[j].face[1] == eg.face[0]))
+                eq = j;
+        if (eq < 0) continue;
+        for (int k = P.vertexEdgeStart[eg.vertex]; k < P.vertexEdgeStart[eg.vertex + 1]; ++k) {
+            const int ep = P.vertexEdges[k];
+            const int ia = eg.side == 0 ? ep : eq, ib = eg.side == 0 ? eq : ep;   // A's edge, B's edge
+            const uint32_t fa = makeFeatureId(FeatureKind::Edge, ia), fb = makeFeatureId(FeatureKind::Edge, ib);
+            bool listed = false;
+            for (size_t i = first; i < last && !listed; ++i)
+                listed = in.potential[i].featureA == fa && in.potential[i].featureB == fb;
+            if (listed) continue;
+            const PolytopeEdge& ea = A.edges[ia];
+            const PolytopeEdge& eb = B.edges[ib];
+            const Vec3 pa = A.vertices[ea.tail], da = A.vertices[ea.head] - pa;
+            const Vec3 pb = B.vertices[eb.tail], db = B.vertices[eb.head] - pb;
+            Real u, w;
+            if (!edgeEdgeClosest(pa, da, pb, db, Real(1e-3), u, w)) continue;
+            if (u < 0 || u > 1 || w <= 0 || w >= 1) continue;
+            Vec3 n = normalize(cross(da, db));
+            Real score = edgeEdgeApplicability(ea, eb, n), flipped = edgeEdgeApplicability(ea, eb, -n);
+            if (flipped > score) { n = -n; score = flipped; }
+            if (!pegApplicable(score, peg.epsTheta)) continue;
+            const Vec3 qa = pa + u * da, qb = pb + w * db;
+            const Real gap = dot(qa - qb, n);
+            if (gap > in.settings.contactMargin || gap < -Real(0.1)) continue;
+            PotentialContact c = makePotentialContact(PairType::EdgeEdge, fa, fb, qa, qb, n, gap);
+            c.shapeA = c0.shapeA; c.shapeB = c0.shapeB; c.bodyA = c0.bodyA; c.bodyB = c0.bodyB;
+            const int id = int(in.potential.size() + tSynthetic.size());
+            tSynthetic.push_back(c);
+            Vec3 d = P.vertices[P.edges[ep].tail == eg.vertex ? P.edges[ep].head : P.edges[ep].tail] - P.vertices[eg.vertex];
+            int face = pegEdgeOrientationFace(d, Q.faces[eg.face[0]].normal, Q.faces[eg.face[1]].normal);
+            addConstraint(in, rows, id, &eg.contact[face], 1);
         }
     }
 
@@ -242,6 +299,7 @@ void buildPolytopePair(const ContactStageInput& in, ConstraintRows& rows, size_t
 
 void buildPegRows(const ContactStageInput& in, ConstraintRows& rows) {
     const std::vector<PotentialContact>& pc = in.potential;
+    tSynthetic.clear();
     for (size_t first = 0; first < pc.size();) {
         size_t last = first + 1;
         while (last < pc.size() && pc[last].shapeA == pc[first].shapeA && pc[last].shapeB == pc[first].shapeB) ++last;
@@ -272,7 +330,7 @@ void storePegResults(const ContactStageInput& in, const ConstraintRows& rows, co
     for (int i = 0; i < rows.size(); ++i) {
         const bool isGroup = rows.kind[i] == int(RowKind::Group);
         if ((rows.kind[i] != int(RowKind::Normal) && !isGroup) || rows.owner[i] < 0) continue;
-        const PotentialContact& g = in.potential[rows.owner[i]];
+        const PotentialContact& g = contactAt(in, rows.owner[i]);
         Contact c;
         c.geometry = g;
         c.mu = rows.mu[i + 1];
@@ -299,7 +357,7 @@ void storePegResults(const ContactStageInput& in, const ConstraintRows& rows, co
             Real endMax = endGap(rows.bodyA[i], rows.jacobianA[i], rows.bodyB[i], rows.jacobianB[i], rows.bias[i]);
             Real endMin = endMax;
             for (int m = rows.gapFirst[i]; m < rows.gapFirst[i] + rows.gapCount[i]; ++m) {
-                startMax = std::fmax(startMax, in.potential[rows.gapOwner[m]].gap);
+                startMax = std::fmax(startMax, contactAt(in, rows.gapOwner[m]).gap);
                 Real e = endGap(rows.gapBodyA[m], rows.gapJacobianA[m], rows.gapBodyB[m], rows.gapJacobianB[m],
                                 rows.gapBias[m]);
                 endMax = std::fmax(endMax, e);
@@ -311,7 +369,7 @@ void storePegResults(const ContactStageInput& in, const ConstraintRows& rows, co
             contacts.push_back(c);
             for (int m = rows.gapFirst[i]; m < rows.gapFirst[i] + rows.gapCount[i]; ++m) {
                 Contact s = c;
-                s.geometry = in.potential[rows.gapOwner[m]];
+                s.geometry = contactAt(in, rows.gapOwner[m]);
                 s.geometry.gap = startMax;
                 s.normalImpulse = 0;
                 s.tangentImpulse[0] = s.tangentImpulse[1] = 0;

@@ -41,6 +41,10 @@ constexpr Real kMinNcpSlope = Real(1e-4);
 constexpr Real kMinNcpSlope = Real(1e-8);
 #endif
 
+// Smallest coupling ratio rho_s of a [PEG] group row's active secondary to its primary used in
+// the Newton matrix (see evalRow).
+constexpr Real kMinGroupRatio = Real(0.1);
+
 // Scratch, rebuilt each step (structure of arrays, one entry per row).
 struct ConstraintRows {
     std::vector<int> kind;            // RowKind
@@ -86,6 +90,7 @@ struct RowEvalView {
     const int* gapCount;
     const Real* gapBias;     // (members) C0_s
     const Real* gapJv;       // (members) J_s u at the current iterate
+    const Real* gapRatio;    // (members) rho_s = J_s H^-1 J_p^T / J_p H^-1 J_p^T, fixed over the step
     Real h;
     int ncp;                 // 0: Fischer-Burmeister, 1: minimum map
     bool precondition;       // [NSN] section 7 r-factors (else r = 1)
@@ -113,17 +118,24 @@ CS_HD void evalRow(const RowEvalView& v, int i) {
     case int(RowKind::Group): {
         Real r = v.precondition ? h * v.diagA[i] : Real(1);
         Real a = v.bias[i] + h * v.jv[i];               // gap at the end of the step (m)
+        Real rho = 1;
         if (v.kind[i] == int(RowKind::Group)) {
             // [PEG] section 5.3: m_k = max(psi_p, psi_1..psi_k) at the end of the step. Its
-            // generalized derivative is J of the active member; the Newton matrix keeps J_p
-            // (symmetric quasi-Newton, see newton.cpp), the residual phi is exact.
+            // generalized derivative is J_s of the active member s. The Newton matrix keeps J_p
+            // on both sides (symmetric quasi-Newton, see newton.cpp): J_s du is approximated by
+            // rho_s J_p du, exact for the row's own impulse, so the row is divided by rho_s.
+            // rho_s is clamped below at kMinGroupRatio: a primary that cannot open the active
+            // gap then takes bounded steps instead of unbounded ones.
             for (int g = v.gapFirst[i], e = v.gapFirst[i] + v.gapCount[i]; g < e; ++g) {
                 Real as = v.gapBias[g] + h * v.gapJv[g];
-                a = as > a ? as : a;
+                if (as > a) {
+                    a = as;
+                    rho = v.gapRatio[g] > kMinGroupRatio ? v.gapRatio[g] : kMinGroupRatio;
+                }
             }
         }
         NcpValue f = evalNcp(v.ncp, a, r * v.lambda[i]);
-        Real dA = f.dA > kMinNcpSlope ? f.dA : kMinNcpSlope;
+        Real dA = (f.dA > kMinNcpSlope ? f.dA : kMinNcpSlope) * rho;
         v.schurCompliance[i] = f.dB * r / (dA * h);
         v.residual[i] = f.phi / (dA * h);
         v.merit[i] = f.phi / h;
