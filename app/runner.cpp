@@ -9,12 +9,11 @@
 #if defined(_OPENMP)
 #include <omp.h>
 #endif
-#if defined(CS_HAVE_CUDA)
-#include <cuda_runtime_api.h>
-#endif
+#include <memory>
 
 #include "app/run_metrics.h"
 #include "engine/scene/scene_loader.h"
+#include "gpu/gpu_backend.h"
 
 namespace cs {
 
@@ -47,20 +46,12 @@ private:
 
 std::string chooseBackend(const std::string& requested) {
     if (requested != "cuda") return "cpu";
-#if defined(CS_HAVE_CUDA)
-    int devices = 0;
-    cudaError_t err = cudaGetDeviceCount(&devices);
-    if (err != cudaSuccess || devices == 0) {
-        std::fprintf(stderr, "sandbox: --backend cuda: no usable GPU (%s); running on cpu\n",
-                     err != cudaSuccess ? cudaGetErrorString(err) : "no devices");
+    std::string why;
+    if (!gpuAvailable(&why)) {
+        std::fprintf(stderr, "sandbox: --backend cuda: no usable GPU (%s); running on cpu\n", why.c_str());
         return "cpu";
     }
-    std::fprintf(stderr, "sandbox: --backend cuda: GPU found, but the world has no GPU stepping path in this build; running on cpu\n");
-    return "cpu";
-#else
-    std::fprintf(stderr, "sandbox: --backend cuda: the CUDA backend was not built (no nvcc at configure time); running on cpu\n");
-    return "cpu";
-#endif
+    return "cuda";
 }
 
 int runHeadless(const RunOptions& o) {
@@ -102,29 +93,37 @@ int runHeadless(const RunOptions& o) {
     s.steps = int(steps);
 
     World world(std::move(model), settings);
+    std::unique_ptr<GpuWorld> gpu;   // --backend cuda: the device steps the world (gpu/gpu_backend.h)
+    std::string why;
+    if (s.backend == "cuda" && !gpuSupports(world, &why)) {
+        std::fprintf(stderr, "sandbox: --backend cuda: %s; running on cpu\n", why.c_str());
+        s.backend = "cpu";
+    }
+    if (s.backend == "cuda") gpu = std::make_unique<GpuWorld>(world);
     ProgressBar progress(o.progress);
     bool overlapEveryStep = !o.trace.empty();
     int failureLines = 0;
     for (int i = 0; i < s.steps; ++i) {
         auto t0 = std::chrono::steady_clock::now();
-        world.step();
+        if (gpu) gpu->step();
+        else world.step();
         auto t1 = std::chrono::steady_clock::now();
         StepRecord r;
         r.step = i + 1;
         r.wallMs = std::chrono::duration<double, std::milli>(t1 - t0).count();
         r.time = double(world.state().time);
-        r.contacts = int(world.contacts().size());
-        const SolveStats& st = world.solveStats();
+        r.contacts = gpu ? gpu->contactCount() : int(world.contacts().size());
+        const SolveStats& st = gpu ? gpu->solveStats() : world.solveStats();
         r.newtonIterations = st.newtonIterations;
         r.linearIterations = st.linearIterations;
         r.residual = double(st.residualFinal);
-        r.maxPenetration = double(world.maxPenetration());
+        r.maxPenetration = double(gpu ? gpu->maxPenetration() : world.maxPenetration());
         r.kineticEnergy = double(world.kineticEnergy());
-        r.failed = world.lastStepFailed();
+        r.failed = gpu ? gpu->lastStepFailed() : world.lastStepFailed();
         bool last = i + 1 == s.steps;
         if (overlapEveryStep || last || (o.overlapStride > 0 && r.step % o.overlapStride == 0))
             r.overlapVolume = totalOverlapVolume(world);
-        const StepProfile& p = world.profile();
+        const StepProfile& p = gpu ? gpu->profile() : world.profile();
         s.profileSum.broadPhase += p.broadPhase;
         s.profileSum.narrowPhase += p.narrowPhase;
         s.profileSum.contactModel += p.contactModel;

@@ -3,45 +3,22 @@
 
 #include <algorithm>
 
-#include "engine/collision/feature_geometry.h"
+#include "engine/collision/shape_pair_hd.h"
 
 namespace cs {
 
 Transform shapeWorldTransform(const Model& model, const State& state, int shape) {
     int b = model.shapeBody[shape];
-    const Transform& local = model.shapeLocal[shape];
-    // x_world = q_b (R_local x + p_local) + p_b
-    Transform X;
-    X.rot = state.rot[b] * local.rot;
-    X.pos = rotate(state.rot[b], local.pos) + state.pos[b];
-    return X;
+    return composeShapeTransform(state.pos[b], state.rot[b], model.shapeLocal[shape]);
 }
 
 Aabb computeShapeAabb(const Model& model, const State& state, int shape, Real margin) {
     Transform X = shapeWorldTransform(model, state, shape);
-    Aabb box;
-    if (model.shapeType[shape] == ShapeType::Sphere) {
-        Real r = model.shapeRadius[shape];
-        box.lo = X.pos - Vec3{r, r, r};
-        box.hi = X.pos + Vec3{r, r, r};
-    } else {
-        const ConvexPolytope& p = model.polytopes[model.shapePolytope[shape]];
-        // |R| applied to the local box of the vertices would be cheaper but loose for rotated
-        // parts; the exact box of the transformed vertices keeps the pair count honest.
-        Mat3 R = toMat3(X.rot);
-        Vec3 lo{kHuge, kHuge, kHuge}, hi = -lo;
-        for (const Vec3& v : p.vertices) {
-            Vec3 w = R * v;
-            lo = vmin(lo, w);
-            hi = vmax(hi, w);
-        }
-        box.lo = lo + X.pos;
-        box.hi = hi + X.pos;
-    }
-    Vec3 m{margin, margin, margin};
-    box.lo -= m;
-    box.hi += m;
-    return box;
+    if (model.shapeType[shape] == ShapeType::Sphere) return sphereAabb(X.pos, model.shapeRadius[shape], margin);
+    // |R| applied to the local box of the vertices would be cheaper but loose for rotated
+    // parts; the exact box of the transformed vertices keeps the pair count honest.
+    const ConvexPolytope& p = model.polytopes[model.shapePolytope[shape]];
+    return polytopeAabb(p.vertices.data(), p.vertexCount(), X, margin);
 }
 
 void computeShapeAabbs(const Model& model, const State& state, Real margin, std::vector<Aabb>& out) {

@@ -3,6 +3,7 @@
 // narrow_phase.h.
 #include "engine/collision/narrow_phase.h"
 
+#include "engine/collision/shape_pair_hd.h"
 #include "engine/collision/world_polytope.h"
 
 #if defined(_OPENMP)
@@ -20,12 +21,13 @@ void collideSpheres(Vec3 centerA, Real radiusA, Vec3 centerB, Real radiusB,
 void collideSpherePolytope(Vec3 center, Real radius, bool sphereIsA, const ConvexPolytope& p,
                            const Transform& Xp, const NarrowPhaseSettings& s,
                            std::vector<PotentialContact>& out) {
-    const Real reach = p.boundingRadius + radius + s.margin;
-    if (lengthSq(transformPoint(Xp, p.centroid) - center) > reach * reach) return;
+    if (!boundsMayTouch(transformPoint(Xp, p.centroid), p.boundingRadius, center, radius, s.margin)) return;
     thread_local WorldPolytope scratch;
     scratch.assign(p, Xp);
     PotentialContact c;
-    if (spherePolytopeContact(center, radius, sphereIsA, scratch.view(), s, c)) out.push_back(c);
+    ContactSink sink{&c, 1, 0};
+    collideSpherePolytopePair(center, radius, sphereIsA, scratch.view(), s, sink);
+    if (sink.count == 1) out.push_back(c);
 }
 
 void collideShapes(const Model& model, const State& state, int shapeA, int shapeB,

@@ -3,12 +3,13 @@
 // The narrow phase and the distance queries work in the world frame so that every gap, normal
 // and witness point they report is already world-frame (potential_contact.h). Topology arrays
 // (face loops, CSR vertex-edge lists) are shared with the source polytope; only the vectors are
-// transformed: vertices, face normals and offsets, edge tangents t_k ([PEG] eq. 25).
+// transformed: vertices, face normals and offsets, edge tangents t_k ([PEG] eq. 25), one
+// element at a time by the CS_HD functions of shape_pair_hd.h (the GPU backend calls them too).
 #pragma once
 
 #include <vector>
 
-#include "engine/collision/feature_geometry.h"
+#include "engine/collision/shape_pair_hd.h"
 
 namespace cs {
 
@@ -23,17 +24,10 @@ struct WorldPolytope {
         source = &p;
         vertices.resize(p.vertices.size());
         for (size_t i = 0; i < p.vertices.size(); ++i) vertices[i] = transformPoint(X, p.vertices[i]);
-        edges = p.edges;
-        for (PolytopeEdge& e : edges) {
-            e.t[0] = rotate(X.rot, e.t[0]);
-            e.t[1] = rotate(X.rot, e.t[1]);
-        }
-        faces = p.faces;
-        for (PolytopeFace& f : faces) {
-            // dot(R eta, R x + pos) = dot(eta, x) + dot(R eta, pos)
-            f.normal = rotate(X.rot, f.normal);
-            f.offset += dot(f.normal, X.pos);
-        }
+        edges.resize(p.edges.size());
+        for (size_t i = 0; i < p.edges.size(); ++i) edges[i] = worldEdge(X, p.edges[i]);
+        faces.resize(p.faces.size());
+        for (size_t i = 0; i < p.faces.size(); ++i) faces[i] = worldFace(X, p.faces[i]);
         centroid = transformPoint(X, p.centroid);
     }
 

@@ -1,0 +1,209 @@
+// One shape pair at a time, for both backends: the per-element math of the broad and narrow
+// phase as CS_HD functions over plain views (STYLE.md section 3).
+//
+// The CPU narrow phase (polytope_contacts.cpp, narrow_phase.cpp) and the CUDA narrow phase
+// (gpu/collision.cu) call the same functions here:
+//   - world-frame poses, AABBs and polytopes, one element at a time (world_polytope.h fills a
+//     WorldPolytope with them on the CPU; a kernel fills flat per-shape arrays on the GPU);
+//   - collidePolytopePair: the four feature-pair passes of [PEG] section 5.2 (3D) over two
+//     world-frame polytopes, written into a bounded array (ContactSink). The rules of each
+//     feature pair are those of feature_pairs.h and narrow_phase.h.
+// A sink never drops a contact silently: it counts every contact it is offered, stores the
+// first `capacity` ones, and the caller grows its buffer and runs the pair again when
+// count > capacity (the CPU path does this inside collidePolytopes, the GPU path at the end of
+// the step, and reports the event).
+#pragma once
+
+#include "engine/collision/broad_phase.h"
+#include "engine/collision/feature_pairs.h"
+
+namespace cs {
+
+// ---- world frame, one element at a time ------------------------------------------------------
+
+// Pose of a part: body pose composed with the part's local frame, x_world = q_b (R_l x + p_l) + p_b.
+CS_HD Transform composeShapeTransform(Vec3 bodyPos, Quat bodyRot, const Transform& local) {
+    Transform X;
+    X.rot = bodyRot * local.rot;
+    X.pos = rotate(bodyRot, local.pos) + bodyPos;
+    return X;
+}
+
+// An edge's tangents t_k ([PEG] eq. 25) rotated into the world; topology unchanged.
+CS_HD PolytopeEdge worldEdge(const Transform& X, PolytopeEdge e) {
+    e.t[0] = rotate(X.rot, e.t[0]);
+    e.t[1] = rotate(X.rot, e.t[1]);
+    return e;
+}
+
+// A face plane in the world: dot(R eta, R x + pos) = dot(eta, x) + dot(R eta, pos).
+CS_HD PolytopeFace worldFace(const Transform& X, PolytopeFace f) {
+    f.normal = rotate(X.rot, f.normal);
+    f.offset += dot(f.normal, X.pos);
+    return f;
+}
+
+// World AABB of a polytope from its local vertices (tight: the box of the rotated vertices),
+// grown by margin on every side.
+CS_HD Aabb polytopeAabb(const Vec3* localVertices, int count, const Transform& X, Real margin) {
+    Mat3 R = toMat3(X.rot);
+    Vec3 lo{kHuge, kHuge, kHuge}, hi = -lo;
+    for (int i = 0; i < count; ++i) {
+        Vec3 w = R * localVertices[i];
+        lo = vmin(lo, w);
+        hi = vmax(hi, w);
+    }
+    Vec3 m{margin, margin, margin};
+    return Aabb{lo + X.pos - m, hi + X.pos + m};
+}
+
+CS_HD Aabb sphereAabb(Vec3 center, Real radius, Real margin) {
+    Vec3 r{radius, radius, radius}, m{margin, margin, margin};
+    return Aabb{center - r - m, center + r + m};
+}
+
+// ---- bounded output ----------------------------------------------------------------------------
+
+// Contacts of one shape pair: the first `capacity` are stored, all are counted.
+struct ContactSink {
+    PotentialContact* out;
+    int capacity;
+    int count;
+
+    CS_HD void push(const PotentialContact& c) {
+        if (count < capacity) out[count] = c;
+        ++count;
+    }
+    CS_HD int stored() const { return count < capacity ? count : capacity; }
+    // Whether the pair (fa, fb) has been stored (the coverage tests of narrow_phase.h). When
+    // the sink has overflowed the answer may be wrong, but the pair is then run again anyway.
+    CS_HD bool has(uint32_t fa, uint32_t fb) const {
+        for (int i = 0, n = stored(); i < n; ++i)
+            if (out[i].featureA == fa && out[i].featureB == fb) return true;
+        return false;
+    }
+};
+
+// Bounding spheres: farther apart than this, no feature pair is within the margin.
+CS_HD bool boundsMayTouch(Vec3 ca, Real ra, Vec3 cb, Real rb, Real margin) {
+    const Real reach = ra + rb + margin;
+    return lengthSq(ca - cb) <= reach * reach;
+}
+
+// ---- polytope-polytope: the four passes ------------------------------------------------------
+
+// Pass 1: vertices of P against faces of Q (vertexIsA: P is shape A).
+CS_HD void vertexFacePass(const PolytopeView& P, const PolytopeView& Q, bool vertexIsA,
+                          const NarrowPhaseSettings& s, ContactSink& sink) {
+    const Real reach = (Q.boundingRadius + s.margin) * (Q.boundingRadius + s.margin);
+    PotentialContact c;
+    for (int v = 0; v < P.vertexCount; ++v) {
+        if (lengthSq(P.vertices[v] - Q.centroid) > reach) continue;
+        const Real maxGap = maxFaceGap(Q, P.vertices[v]);
+        if (maxGap > s.margin) continue;   // farther than the margin from Q
+        for (int f = 0; f < Q.faceCount; ++f)
+            if (vertexFaceContact(P, v, Q, f, maxGap, vertexIsA, s, c)) sink.push(c);
+    }
+}
+
+// Pass 2: edge-edge.
+CS_HD void edgeEdgePass(const PolytopeView& A, const PolytopeView& B, const NarrowPhaseSettings& s,
+                        ContactSink& sink) {
+    PotentialContact c;
+    for (int i = 0; i < A.edgeCount; ++i)
+        for (int j = 0; j < B.edgeCount; ++j)
+            if (edgeEdgeContact(A, i, B, j, s, c)) sink.push(c);
+}
+
+// Pass 3: vertices of P against edges of Q, where no vertex-face contact of that vertex with a
+// face of the edge exists.
+CS_HD void vertexEdgePass(const PolytopeView& P, const PolytopeView& Q, bool vertexIsA,
+                          const NarrowPhaseSettings& s, ContactSink& sink) {
+    const Real reach = (Q.boundingRadius + s.margin) * (Q.boundingRadius + s.margin);
+    PotentialContact c;
+    for (int v = 0; v < P.vertexCount; ++v) {
+        if (lengthSq(P.vertices[v] - Q.centroid) > reach) continue;
+        const uint32_t fv = makeFeatureId(FeatureKind::Vertex, v);
+        for (int j = 0; j < Q.edgeCount; ++j) {
+            if (!vertexEdgeContact(P, v, Q, j, vertexIsA, s, c)) continue;
+            const uint32_t f0 = makeFeatureId(FeatureKind::Face, Q.edges[j].face[0]);
+            const uint32_t f1 = makeFeatureId(FeatureKind::Face, Q.edges[j].face[1]);
+            const bool covered = vertexIsA ? sink.has(fv, f0) || sink.has(fv, f1)
+                                           : sink.has(f0, fv) || sink.has(f1, fv);
+            if (!covered) sink.push(c);
+        }
+    }
+}
+
+// True when vertex fv of one side already has a contact with a face or edge around vertex u of
+// the other polytope Q (vertexIsA: fv belongs to A).
+CS_HD bool vertexCovered(const PolytopeView& Q, int u, uint32_t fv, bool vertexIsA, const ContactSink& sink) {
+    for (int k = Q.vertexEdgeStart[u]; k < Q.vertexEdgeStart[u + 1]; ++k) {
+        const int j = Q.vertexEdges[k];
+        const uint32_t ids[3] = {makeFeatureId(FeatureKind::Edge, j),
+                                 makeFeatureId(FeatureKind::Face, Q.edges[j].face[0]),
+                                 makeFeatureId(FeatureKind::Face, Q.edges[j].face[1])};
+        for (uint32_t id : ids)
+            if (vertexIsA ? sink.has(fv, id) : sink.has(id, fv)) return true;
+    }
+    return false;
+}
+
+// Pass 4: vertex-vertex, tip to tip, where nothing above pairs either vertex with the
+// features around the other.
+CS_HD void vertexVertexPass(const PolytopeView& A, const PolytopeView& B, const NarrowPhaseSettings& s,
+                            ContactSink& sink) {
+    PotentialContact c;
+    for (int v = 0; v < A.vertexCount; ++v) {
+        for (int u = 0; u < B.vertexCount; ++u) {
+            if (!vertexVertexContact(A, v, B, u, s, c)) continue;
+            if (vertexCovered(B, u, c.featureA, true, sink)) continue;
+            if (vertexCovered(A, v, c.featureB, false, sink)) continue;
+            sink.push(c);
+        }
+    }
+}
+
+// Cheap rejection: a face plane of Q with every vertex of P beyond the margin is a separating
+// axis with clearance > margin, so no feature pair is within the margin.
+CS_HD bool separatedByFace(const PolytopeView& P, const PolytopeView& Q, Real margin) {
+    for (int f = 0; f < Q.faceCount; ++f) {
+        bool all = true;
+        for (int v = 0; v < P.vertexCount && all; ++v) all = vertexFaceGap(P.vertices[v], Q.faces[f]) > margin;
+        if (all) return true;
+    }
+    return false;
+}
+
+CS_HD uint64_t featurePairKey(const PotentialContact& c) { return (uint64_t(c.featureA) << 32) | c.featureB; }
+
+// All potential contacts of two world-frame polytopes (A is shape A), sorted by
+// (featureA, featureB) (keys are unique within a pair). Shape and body fields are left -1.
+CS_HD void collidePolytopePair(const PolytopeView& A, const PolytopeView& B, const NarrowPhaseSettings& s,
+                               ContactSink& sink) {
+    if (!boundsMayTouch(A.centroid, A.boundingRadius, B.centroid, B.boundingRadius, s.margin)) return;
+    if (separatedByFace(A, B, s.margin) || separatedByFace(B, A, s.margin)) return;
+    vertexFacePass(A, B, true, s, sink);
+    vertexFacePass(B, A, false, s, sink);
+    edgeEdgePass(A, B, s, sink);
+    vertexEdgePass(A, B, true, s, sink);
+    vertexEdgePass(B, A, false, s, sink);
+    vertexVertexPass(A, B, s, sink);
+    // Insertion sort: a pair has a handful of contacts.
+    for (int i = 1, n = sink.stored(); i < n; ++i) {
+        PotentialContact c = sink.out[i];
+        int j = i;
+        for (; j > 0 && featurePairKey(sink.out[j - 1]) > featurePairKey(c); --j) sink.out[j] = sink.out[j - 1];
+        sink.out[j] = c;
+    }
+}
+
+// Sphere against a world-frame polytope (narrow_phase.h, "Sphere pairs").
+CS_HD void collideSpherePolytopePair(Vec3 center, Real radius, bool sphereIsA, const PolytopeView& Q,
+                                     const NarrowPhaseSettings& s, ContactSink& sink) {
+    if (!boundsMayTouch(Q.centroid, Q.boundingRadius, center, radius, s.margin)) return;
+    PotentialContact c;
+    if (spherePolytopeContact(center, radius, sphereIsA, Q, s, c)) sink.push(c);
+}
+
+}  // namespace cs
