@@ -5,12 +5,14 @@
 //   sandbox record SCENE ...   offscreen recording to MP4 (app/gui/gui.h)
 //   sandbox run SCENE ...      headless run (app/runner.h)
 //   sandbox list               the scene library
+//   sandbox bench-gpu ...      CPU and GPU ms per step by stage (gpu/gpu_backend.h)
 #include <cstdio>
 #include <cstring>
 #include <string>
 
 #include "app/cli.h"
 #include "app/runner.h"
+#include "gpu/gpu_backend.h"
 
 #if defined(CS_HAVE_GUI)
 #include "app/gui/gui.h"
@@ -38,6 +40,7 @@ int runExperiment(int argc, char** argv);   // app/experiment.cpp ([PEG] section
 int main(int argc, char** argv) {
     std::string cmd = argc > 1 ? argv[1] : "";
     if (cmd == "run") return cs::runCommand(argc, argv, 2);
+    if (cmd == "bench-gpu") return cs::gpuBenchCommand(argc - 1, argv + 1);
     if (cmd == "experiment") return runExperiment(argc, argv);
     if (cmd == "list") {
         if (argc > 2) {
