@@ -94,7 +94,9 @@ ContactForce contactForce(const System& s, const VecX& y, const CompliantContact
     Real gap = dot(cA - cB, n) - c.radiusA - c.radiusB;
     if (gap >= 0) return ContactForce{{0, 0, 0}, cA, 0};
     Real z = -gap;
-    Vec3 p = Real(0.5) * ((cA - c.radiusA * n) + (cB + c.radiusB * n));
+    // The force acts in the middle of the overlap, below A's surface point: B's point only fixes
+    // the plane (for a flat B its tangential place is arbitrary).
+    Vec3 p = cA - (c.radiusA - Real(0.5) * z) * n;
     Vec3 vA = c.bodyA >= 0 ? a.v + cross(a.w, p - a.x) : Vec3{0, 0, 0};
     Vec3 vB = c.bodyB >= 0 ? b.v + cross(b.w, p - b.x) : Vec3{0, 0, 0};
     Vec3 rel = vA - vB;

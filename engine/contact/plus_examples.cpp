@@ -52,6 +52,8 @@ Quat brickExample1Orientation() {
     return normalize(quatFromAxisAngle(Vec3{1, 0, 0}, Real(0.4)) * quatFromAxisAngle(Vec3{0, 1, 0}, Real(-0.4)));
 }
 
+Quat brickExample2Orientation() { return quatFromAxisAngle(Vec3{0, 1, 0}, Real(M_PI / 2)); }
+
 PlusExample brickExample(Quat rot, Vec3 velocity, Real mu, Real minRestitution, Real tolerance) {
     PlusExample ex;
     const Real radius = Real(0.1);

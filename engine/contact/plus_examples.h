@@ -37,5 +37,7 @@ Vec3 examplePointVelocity(const PlusExample& ex, int point, const std::vector<Ve
 // The paper's brick orientation for example 1 (chosen here: figure 7 gives no numbers) and the
 // minimum CORs of table A1 per coefficient of friction.
 Quat brickExample1Orientation();
+// Example 2's brick lies on its largest face (0.8 m along X, 0.6 m along Y, 0.4 m high).
+Quat brickExample2Orientation();
 
 }  // namespace cs
