@@ -544,3 +544,22 @@ TEST_CASE("linear solvers: bench" * doctest::skip()) {
                             t == &dd ? "diag-dominant" : "general SPD", linearSolverName(type), ratio, res.iterations);
         }
 }
+
+TEST_CASE("Jacobi's automatic relaxation converges where a fixed omega = 0.6 diverges") {
+    TestSystem spd = randomContactSystem(8, 30, 12);
+    MatX a = spd.dense();
+    std::vector<Real> b = randomVector(spd.rows(), 5);
+    for (Real omega : {Real(0.6), Real(0)}) {
+        LinearSolverSettings settings;
+        settings.maxIterations = 3000;
+        settings.jacobiOmega = omega;
+        std::vector<Real> x(size_t(spd.rows()), 0);
+        LinearSolverScratch scratch;
+        LinearSolveResult res = solveLinear(LinearSolverType::Jacobi, spd.view(), b.data(), x.data(), settings,
+                                            scratch, nullptr);
+        Real trueResidual = (toEigen(b) - a * toEigen(x)).norm();
+        CAPTURE(omega);
+        if (omega > 0) CHECK(!(trueResidual < res.initialResidual));   // diverges (or stops on non-finite)
+        else CHECK(trueResidual < Real(0.1) * res.initialResidual);
+    }
+}

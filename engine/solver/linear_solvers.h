@@ -14,8 +14,9 @@ enum class LinearSolverType { Jacobi, GaussSeidel, PCG, PCR };
 struct LinearSolverSettings {
     int maxIterations = 20;
     Real tolerance = 0;           // stop when ||b - A x|| <= tolerance * ||b|| (0: run all iterations)
-    Real jacobiOmega = Real(0.6); // Jacobi relaxation; 2/3 or less keeps it convergent on contact
-                                  // systems where a row has many neighbours
+    Real jacobiOmega = 0;         // Jacobi relaxation; <= 0: automatic, 1 / lambda_max(D^-1 A) estimated
+                                  // by power iteration (a fixed omega diverges where a row has many
+                                  // neighbours)
 };
 
 struct LinearSolveResult {
