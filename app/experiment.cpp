@@ -65,6 +65,24 @@ double quantile(std::vector<double> v, double q) {
 // Prism depth for pour2d: overlap volume / depth = overlap area.
 double overlapScale(const std::string& scene) { return scene == "pour2d" ? 1.0 / 0.1 : 1.0; }
 
+// pour2d.json holds one set of 20 polygons (scripts/peg_make_pour2d.py); the other initial
+// configurations of the sweep move each polygon's drop point along x by up to +-5 cm and turn
+// it in its plane (about y) by a random angle, from a SplitMix64 stream of the seed.
+void perturbPlanar(Model& m, uint64_t seed) {
+    uint64_t state = seed * 0x9E3779B97F4A7C15ull;
+    auto next = [&]() {
+        uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        return double((z ^ (z >> 31)) >> 11) * (1.0 / 9007199254740992.0);
+    };
+    for (int b = 0; b < m.bodyCount(); ++b) {
+        if (m.isStatic(b)) continue;
+        m.initialPos[b].x += Real(0.1 * next() - 0.05);
+        m.initialRot[b] = normalize(quatFromAxisAngle(Vec3{0, 1, 0}, Real(2 * M_PI * next())) * m.initialRot[b]);
+    }
+}
+
 bool runOne(const ExperimentOptions& o, ContactModelType model, int seed, double dt, RunResult& r,
             std::vector<std::pair<int, int>>* trapTrace) {
     Model m;
@@ -77,6 +95,7 @@ bool runOne(const ExperimentOptions& o, ContactModelType model, int seed, double
         std::fprintf(stderr, "sandbox experiment: %s\n", err.c_str());
         return false;
     }
+    if (o.scene == "pour2d" && seed > 1) perturbPlanar(m, uint64_t(seed));
     settings.dt = Real(dt);
     settings.substeps = 1;
     settings.solver.contactModel = model;

@@ -145,6 +145,17 @@ TEST_CASE("PEG: a vertex past a table edge is free; the standard model pushes it
             CHECK(n.inter >= 1);
             CHECK(n.traps >= 1);
             CHECK(bodyOverlap(w, 0, 1) < Real(1e-12));
+            // The debug layer draws the groups and labels the trap.
+            struct Counts { int lines = 0, traps = 0; } counts;
+            DebugDraw draw;
+            draw.context = &counts;
+            draw.drawLine = [](Vec3, Vec3, Color, void* c) { static_cast<Counts*>(c)->lines++; };
+            draw.drawText = [](Vec3, const char* t, Color, void* c) {
+                if (std::string(t) == "SM trap") static_cast<Counts*>(c)->traps++;
+            };
+            drawContactModel(ContactModelType::PEG, w.contacts(), w.settings.dt, draw);
+            CHECK(counts.lines > 0);
+            CHECK(counts.traps == n.traps);
         }
     }
 }
