@@ -166,8 +166,10 @@ void GlContext::bindDrawTarget() const {
 }
 
 void GlContext::swap() {
+    // Headless: wait for the frame, so that frame times are honest (llvmpipe otherwise queues
+    // frames and stalls all at once when its queue fills).
     if (window_) glfwSwapBuffers(window_);
-    else glFlush();
+    else glFinish();
 }
 
 bool GlContext::shouldClose() const { return window_ && glfwWindowShouldClose(window_); }

@@ -23,10 +23,10 @@ float shadowFactor(vec3 n) {
     return texture(uShadowMap, vec3(p.xy, p.z - bias));
 }
 
-float gridLines(vec2 xy, float spacing) {
+// Anti-aliased grid lines: distance to the nearest line in units of the pixel footprint w.
+float gridLines(vec2 xy, vec2 w, float spacing) {
     vec2 g = xy / spacing;
-    vec2 w = fwidth(g);
-    vec2 a = abs(fract(g - 0.5) - 0.5) / max(w, vec2(1e-6));
+    vec2 a = abs(fract(g - 0.5) - 0.5) * spacing / max(w, vec2(1e-6));
     return 1.0 - min(min(a.x, a.y), 1.0);
 }
 
@@ -35,8 +35,9 @@ void main() {
     if (!gl_FrontFacing) n = -n;
     vec3 base = vColor.rgb;
     if (vColor.a > 1.5 && n.z > 0.5) {
-        float minor = gridLines(vWorldPos.xy, uGridSpacing);
-        float major = gridLines(vWorldPos.xy, uGridSpacing * 10.0);
+        vec2 w = fwidth(vWorldPos.xy);
+        float minor = gridLines(vWorldPos.xy, w, uGridSpacing);
+        float major = gridLines(vWorldPos.xy, w, uGridSpacing * 10.0);
         base = mix(base, base * 0.55, max(minor * 0.6, major));
     }
     float sky = 0.5 + 0.5 * n.z;
@@ -45,9 +46,9 @@ void main() {
     vec3 v = normalize(uCameraPos - vWorldPos);
     vec3 h = normalize(v + uLightDir);
     float spec = pow(max(dot(n, h), 0.0), 48.0) * 0.25 * diffuse;
-    vec3 c = base * (ambient + 0.75 * diffuse * vec3(1.0, 0.97, 0.92)) + vec3(spec);
+    vec3 c = base * (ambient * 1.08 + 0.8 * diffuse * vec3(1.0, 0.97, 0.92)) + vec3(spec);
     // Distance fog towards the background keeps far grid lines from aliasing.
     float fog = clamp((length(uCameraPos - vWorldPos) - 30.0) / 90.0, 0.0, 1.0);
     c = mix(c, vec3(0.17, 0.18, 0.20), fog);
-    fragColor = vec4(pow(c, vec3(1.0 / 1.1)), 1.0);
+    fragColor = vec4(c, 1.0);
 }
