@@ -1,0 +1,227 @@
+// The ImGui windows, part 2: the comparison table, the plots, the help, the legend and the labels
+// on each viewport; see sandbox_app.h.
+#include <cmath>
+#include <cstdio>
+
+#include <imgui.h>
+
+#include "app/gui/panel_style.h"
+#include "app/gui/sandbox_app.h"
+#include "render/plot_widget.h"
+
+namespace cs {
+
+void SandboxApp::drawComparisonTable() {
+    float x0 = view.settingsPanel ? panelWidth_ : 0.f;
+    float h = float(34 + 21 * copyCount());
+    ImGui::SetNextWindowPos(ImVec2(x0, float(fbHeight_) - h));
+    ImGui::SetNextWindowSize(ImVec2(float(fbWidth_) - x0, h));
+    ImGui::SetNextWindowBgAlpha(0.92f);
+    ImGui::Begin("Comparison", nullptr,
+                 ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize |
+                     ImGuiWindowFlags_NoScrollbar);
+    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
+    if (ImGui::BeginTable("compare", 9, flags)) {
+        const char* headers[] = {"copy", "step (ms)", "Newton it.", "linear it.", "residual",
+                                 "max pen. (mm)", "overlap (cm3)", "kinetic (J)", "max diverg. (m)"};
+        for (const char* hd : headers) ImGui::TableSetupColumn(hd);
+        ImGui::TableHeadersRow();
+        for (int i = 0; i < copyCount(); ++i) {
+            SimCopy& c = *copies_[i];
+            const SolveStats& st = c.world.solveStats();
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kCopyColors[i]), "%d %s", i + 1, c.label.c_str());
+            ImGui::TableNextColumn();
+            ImGui::Text("%.2f", c.stepMs);
+            ImGui::TableNextColumn();
+            ImGui::Text("%d", st.newtonIterations);
+            ImGui::TableNextColumn();
+            ImGui::Text("%d", st.linearIterations);
+            ImGui::TableNextColumn();
+            ImGui::Text("%.2e", double(st.residualFinal));
+            ImGui::TableNextColumn();
+            ImGui::Text("%.3f", double(c.world.maxPenetration() * 1000));
+            ImGui::TableNextColumn();
+            ImGui::Text("%.4f", double(c.overlapVolume * 1e6));
+            ImGui::TableNextColumn();
+            ImGui::Text("%.4g", double(c.world.kineticEnergy()));
+            ImGui::TableNextColumn();
+            if (i == 0) ImGui::TextDisabled("reference");
+            else ImGui::Text("%.2e (#%d)", double(c.maxDivergence), c.maxDivergenceBody);
+            if (i > 0 && ImGui::IsItemHovered() && !c.divergence.empty()) {
+                ImGui::BeginTooltip();
+                ImGui::Text("divergence from copy 1, per body (m)");
+                for (size_t b = 0; b < c.divergence.size() && b < 40; ++b)
+                    if (!c.world.model().isStatic(int(b)))
+                        ImGui::Text("#%zu %s: %.3e", b, c.world.model().bodyName[b].c_str(), double(c.divergence[b]));
+                ImGui::EndTooltip();
+            }
+        }
+        ImGui::EndTable();
+    }
+    ImGui::End();
+}
+
+void SandboxApp::drawPlotsWindow() {
+    ImGui::SetNextWindowPos(ImVec2(float(fbWidth_) - 470.f, float(fbHeight_) * 0.30f), ImGuiCond_FirstUseEver);
+    ImGui::SetNextWindowSize(ImVec2(460.f, 0.f), ImGuiCond_FirstUseEver);
+    ImGui::SetNextWindowBgAlpha(0.9f);
+    if (!ImGui::Begin("Plots", &view.plots)) {
+        ImGui::End();
+        return;
+    }
+    static int shown = 0;
+    shown = std::min(shown, copyCount() - 1);
+    if (copyCount() > 1) {
+        for (int i = 0; i < copyCount(); ++i) {
+            if (i) ImGui::SameLine();
+            ImGui::RadioButton(copies_[i]->label.c_str(), &shown, i);
+        }
+    }
+    // [NSN] figures 11 and 18: residual against iteration for the last solve, one line per
+    // Newton iteration, log scale.
+    const SolveStats& st = copies_[shown]->plottedSolve;
+    ImGui::Text("Solve of step %lld: linear residual per Newton iteration", copies_[shown]->plottedSolveStep);
+    helpMarker("The solve with the most Newton iterations over the last 120 steps (a converged warm start takes none). "
+               "[NSN] figures 11 and 18: one line per Newton iteration, log scale.");
+    std::vector<PlotSeries> series;
+    int n = (int)st.linearResidual.size();
+    for (int k = 0; k < n; ++k) {
+        PlotSeries s;
+        s.name = n <= 8 || k == 0 || k == n - 1 ? "Newton " + std::to_string(k + 1) : "";
+        for (Real r : st.linearResidual[k]) s.values.push_back(float(r));
+        s.color = plotRampColor(k, n);
+        series.push_back(std::move(s));
+    }
+    PlotOptions o;
+    o.logY = true;
+    o.xLabel = "linear iteration";
+    o.height = 150;
+    plotWidget("linear", series, o);
+    ImGui::Text("NCP residual ||h|| per Newton iteration");
+    PlotSeries newton;
+    newton.name = "||h||";
+    for (Real r : st.newtonResidual) newton.values.push_back(float(r));
+    newton.color = IM_COL32(255, 210, 80, 255);
+    o.xLabel = "Newton iteration";
+    o.height = 90;
+    plotWidget("newton", {newton}, o);
+
+    // Time series over the last kHistory steps, one line per copy.
+    auto timeSeries = [&](const char* id, const char* title, std::vector<float> SimCopy::*member, const char* fmt) {
+        ImGui::Text("%s", title);
+        std::vector<PlotSeries> ss;
+        for (int i = 0; i < copyCount(); ++i) {
+            PlotSeries s;
+            s.name = copies_[i]->label;
+            s.values = (*copies_[i]).*member;
+            s.color = kCopyColors[i];
+            ss.push_back(std::move(s));
+        }
+        PlotOptions to;
+        to.height = 70;
+        to.xLabel = "steps";
+        to.yFormat = fmt;
+        to.legend = copyCount() > 1;
+        plotWidget(id, ss, to);
+    };
+    timeSeries("steptime", "step time (ms)", &SimCopy::historyStepMs, "%.2f");
+    timeSeries("penetration", "max penetration (mm)", &SimCopy::historyPenetration, "%.3f");
+    timeSeries("energy", "kinetic energy (J)", &SimCopy::historyEnergy, "%.3g");
+    ImGui::End();
+}
+
+void SandboxApp::drawHelpWindow() {
+    ImGui::SetNextWindowPos(ImVec2(panelWidth_ + 20.f, 20.f), ImGuiCond_FirstUseEver);
+    ImGui::SetNextWindowBgAlpha(0.92f);
+    if (!ImGui::Begin("Help", &view.help, ImGuiWindowFlags_AlwaysAutoResize)) {
+        ImGui::End();
+        return;
+    }
+    const char* keys[][2] = {
+        {"left drag (body)", "drag it: a compliant spring to the cursor; release moving to throw"},
+        {"shift + left drag", "rotate the grabbed body about its centre of mass"},
+        {"left drag (empty)", "orbit the camera"},
+        {"right / middle drag", "pan"},
+        {"wheel", "zoom"},
+        {"click", "select a body (properties top right)"},
+        {"F", "frame all bodies"},
+        {"C", "follow the selected body"},
+        {"B / N", "launch a box / a sphere from the camera"},
+        {"space", "pause / play"},
+        {"right arrow", "step once"},
+        {"R", "reset the scene"},
+        {"+ / -", "simulation speed x2 / x0.5"},
+        {"P or F12", "screenshot (PNG)"},
+        {"M", "start / stop MP4 recording (ffmpeg)"},
+        {"G", "plots"},
+        {"H or F1", "this help"},
+        {"Esc", "deselect"},
+    };
+    if (ImGui::BeginTable("keys", 2, ImGuiTableFlags_RowBg)) {
+        for (auto& k : keys) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::TextColored(ImVec4(1.f, 0.85f, 0.4f, 1.f), "%s", k[0]);
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(k[1]);
+        }
+        ImGui::EndTable();
+    }
+    ImGui::End();
+}
+
+void SandboxApp::drawLegend() {
+    // Bottom left of the views, clear of the plots and the selection (right).
+    float bottom = copyCount() > 1 ? float(34 + 21 * copyCount()) : 0.f;
+    float left = view.settingsPanel ? panelWidth_ : 0.f;
+    ImGui::SetNextWindowPos(ImVec2(left + 10.f, float(fbHeight_) - bottom - 10.f), ImGuiCond_Always, ImVec2(0.f, 1.f));
+    ImGui::SetNextWindowBgAlpha(0.6f);
+    ImGui::Begin("Legend", nullptr,
+                 ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove |
+                     ImGuiWindowFlags_NoInputs | ImGuiWindowFlags_NoFocusOnAppearing);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    for (const LegendEntry& e : kLegend) {
+        ImVec2 p = ImGui::GetCursorScreenPos();
+        dl->AddRectFilled(ImVec2(p.x, p.y + 3), ImVec2(p.x + 14, p.y + 13), ImGui::ColorConvertFloat4ToU32(e.color));
+        ImGui::Dummy(ImVec2(18, 14));
+        ImGui::SameLine();
+        ImGui::TextUnformatted(e.text);
+    }
+    ImGui::End();
+}
+
+void SandboxApp::drawHud() {
+    if (!view.hud) return;
+    ImDrawList* dl = ImGui::GetForegroundDrawList();
+    for (int i = 0; i < copyCount() && i < (int)viewports_.size(); ++i) {
+        const Viewport& vp = viewports_[i];
+        float x = float(vp.x) + 10.f, y = float(fbHeight_ - vp.y - vp.height) + 8.f;
+        char line[256];
+        const World& w = copies_[i]->world;
+        if (copyCount() > 1 || !view.settingsPanel)
+            std::snprintf(line, sizeof line, "%s   %s   t = %.2f s", sceneInfo_.name.c_str(), copies_[i]->label.c_str(),
+                          double(w.state().time));
+        else
+            std::snprintf(line, sizeof line, "t = %.2f s%s", double(w.state().time), paused ? "   PAUSED" : "");
+        dl->AddText(ImVec2(x + 1, y + 1), IM_COL32(0, 0, 0, 200), line);
+        dl->AddText(ImVec2(x, y), kCopyColors[i], line);
+        if (i > 0) dl->AddLine(ImVec2(float(vp.x), float(fbHeight_ - vp.y - vp.height)),
+                               ImVec2(float(vp.x), float(fbHeight_ - vp.y)), IM_COL32(10, 10, 12, 255), 2.f);
+    }
+    if (copies_.empty()) return;
+    const DragState& d = copies_[0]->world.drag();
+    if (dragging() && d.body >= 0) {
+        char text[64];
+        std::snprintf(text, sizeof text, "%.1f N", double(length(d.force)));
+        dl->AddText(ImVec2(float(mouseX_) + 14, float(mouseY_) - 6), IM_COL32(255, 255, 255, 255), text);
+    }
+    if (video_.isOpen() && !options_.out.size()) {
+        float x = float(fbWidth_) - 80.f;
+        dl->AddCircleFilled(ImVec2(x, 20), 7, IM_COL32(230, 30, 30, 255));
+        dl->AddText(ImVec2(x + 12, 13), IM_COL32(255, 255, 255, 255), "REC");
+    }
+}
+
+}  // namespace cs
