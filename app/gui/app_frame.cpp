@@ -104,12 +104,20 @@ void SandboxApp::advance(double wallDt) {
             accumulator_ = 0;
         }
     }
+    // Real time: at most 40 ms of stepping per frame, so the UI stays responsive when the
+    // physics is slower than real time (the simulation then runs in slow motion).
+    bool budgeted = !(options_.fixedStep || video_.isOpen());
+    auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < steps; ++i) {
         if (dragging()) {
             dragTrail_.push_back({double(copies_[0]->world.state().time), dragTarget_});
             if (dragTrail_.size() > 64) dragTrail_.erase(dragTrail_.begin());
         }
         stepCopies();
+        if (budgeted && std::chrono::steady_clock::now() - start > std::chrono::milliseconds(40)) {
+            accumulator_ = 0;
+            break;
+        }
     }
     int follow = camera.followBody;
     if (follow >= 0 && follow < copies_[0]->world.model().bodyCount()) {
