@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Draws the pouring experiment of [PEG] section 6 from `sandbox experiment` CSVs.
 
 usage: scripts/peg_plot.py docs/peg_pour3d  [title note]
