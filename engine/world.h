@@ -40,9 +40,9 @@ struct SolverSettings {
     Real damping = Real(0.75);           // damped Newton step t ([NSN] section 8.1)
     Real regularization = Real(1e-6);    // epsilon identity shift ([NSN] section 8.4), 1/kg
     bool warmStart = true;
-    bool complementarityPreconditioner = true;
-    int maxBacktracks = 2;               // step halvings when a Newton step raises the merit   // [NSN] section 7, r = h [J M^-1 J^T]_ii
+    bool complementarityPreconditioner = true;   // [NSN] section 7, r = h [J M^-1 J^T]_ii
     Real stabilization = 1;              // fraction of the gap psi/h kept in the constraint ([PEG] eq. 9)
+    Real maxPushoutSpeed = 1;            // m/s: cap on the speed at which overlaps are corrected
     PegSettings peg;
 };
 

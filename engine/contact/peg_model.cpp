@@ -38,6 +38,7 @@
 #include "engine/collision/narrow_phase.h"
 #include "engine/collision/world_polytope.h"
 #include "engine/contact/peg_geometry.h"
+#include "engine/contact/standard_rows_hd.h"
 #include "engine/solver/integrate.h"
 
 namespace cs {
@@ -75,7 +76,9 @@ void normalJacobians(const ContactStageInput& in, const PotentialContact& c, Spa
     jb = pointJacobian(rB, -c.normal);
 }
 
-Real stabilizedGap(const SolverSettings& s, Real gap) { return gap < 0 ? s.stabilization * gap : gap; }
+Real stabilizedGap(const SolverSettings& s, Real gap, Real h) {
+    return cs::stabilizedGap(gap, s.stabilization, s.maxPushoutSpeed * h);   // standard_rows_hd.h
+}
 
 // The primary's normal row (Normal for U, Group for I and X), its secondaries, and the two
 // friction rows of the standard model on the primary.
@@ -86,12 +89,12 @@ void addConstraint(const ContactStageInput& in, ConstraintRows& rows, int primar
     Spatial ja, jb;
     normalJacobians(in, c, ja, jb);
     int n = rows.add(secondaryCount > 0 ? RowKind::Group : RowKind::Normal, c.bodyA, c.bodyB, ja, jb,
-                     stabilizedGap(solver, c.gap), 0, primary);
+                     stabilizedGap(solver, c.gap, in.h), 0, primary);
     for (int k = 0; k < secondaryCount; ++k) {
         const PotentialContact& s = contactAt(in, secondary[k]);
         Spatial sa, sb;
         normalJacobians(in, s, sa, sb);
-        rows.addGapMember(n, s.bodyA, s.bodyB, sa, sb, stabilizedGap(solver, s.gap), secondary[k]);
+        rows.addGapMember(n, s.bodyA, s.bodyB, sa, sb, stabilizedGap(solver, s.gap, in.h), secondary[k]);
     }
     Vec3 t[2];
     tangentBasis(c.normal, t[0], t[1]);

@@ -35,7 +35,7 @@ void buildStandardRows(const ContactStageInput& in, ConstraintRows& rows) {
         const Vec3 zero{0, 0, 0};
         StandardContactRows r = standardContactRows(c, c.bodyA >= 0 ? in.state.pos[c.bodyA] : zero,
                                                     c.bodyB >= 0 ? in.state.pos[c.bodyB] : zero,
-                                                    solver.stabilization);
+                                                    solver.stabilization, solver.maxPushoutSpeed * in.h);
         int n = rows.add(RowKind::Normal, c.bodyA, c.bodyB, r.jacobianA[0], r.jacobianB[0], r.bias, 0, ci);
         Real mu = mixFriction(in.model, c.bodyA, c.bodyB, in.settings.frictionScale);
         for (int k = 1; k <= 2; ++k) {

@@ -57,11 +57,22 @@ struct StandardContactRows {
     Vec3 tangent[2];
 };
 
-CS_HD StandardContactRows standardContactRows(const PotentialContact& c, Vec3 xA, Vec3 xB, Real stabilization) {
+// The gap kept in a normal row ([PEG] eq. 9 keeps psi/h as the stabilization term): overlaps
+// scaled by the stabilization fraction and never corrected by more than maxPushout (m) in one
+// step, i.e. no faster than maxPushoutSpeed (as Box2D's contact push-out limit): a deep overlap
+// (a thin link passing into another) corrected in one step launches the bodies apart.
+CS_HD Real stabilizedGap(Real gap, Real stabilization, Real maxPushout) {
+    if (gap >= 0) return gap;
+    Real g = stabilization * gap;
+    return g > -maxPushout ? g : -maxPushout;
+}
+
+CS_HD StandardContactRows standardContactRows(const PotentialContact& c, Vec3 xA, Vec3 xB, Real stabilization,
+                                              Real maxPushout = Real(1e30)) {
     StandardContactRows r;
     Vec3 rA = c.bodyA >= 0 ? c.pointA - xA : Vec3{0, 0, 0};
     Vec3 rB = c.bodyB >= 0 ? c.pointB - xB : Vec3{0, 0, 0};
-    r.bias = c.gap < 0 ? stabilization * c.gap : c.gap;
+    r.bias = stabilizedGap(c.gap, stabilization, maxPushout);
     tangentBasis(c.normal, r.tangent[0], r.tangent[1]);
     r.jacobianA[0] = contactPointJacobian(rA, c.normal);
     r.jacobianB[0] = contactPointJacobian(rB, -c.normal);
