@@ -140,6 +140,12 @@ int runHeadless(const RunOptions& o) {
         s.records.push_back(r);
         progress.update(i + 1, s.steps);
     }
+    if (gpu) {   // device buffers that grew (each time the step ran again; nothing was dropped)
+        const GpuBufferStats& b = gpu->bufferStats();
+        std::fprintf(stderr, "sandbox: cuda %s: %s; buffers grew %lld times (capacity %d pairs, %d contacts, %d rows)\n",
+                     gpu->deviceName(), gpu->onGpu() ? "stepped on the GPU" : gpu->fallbackReason().c_str(),
+                     b.growthEvents, b.pairCapacity, b.contactCapacity, b.rowCapacity);
+    }
     if (failureLines > kMaxFailureLines)
         std::fprintf(stderr, "sandbox: warning: %d failed steps in all\n", s.failedSteps);
 

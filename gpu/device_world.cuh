@@ -109,7 +109,8 @@ struct DeviceWorld {
     DeviceBuffer<WarmImpulse> warm, warmNext, warmStepStart;
     DeviceBuffer<LinearControl> linear;
     DeviceBuffer<SolveParams> params;
-    DeviceBuffer<char> cubTemp;
+    DeviceBuffer<char> cubTemp;      // cub's scratch outside the graph (may move between steps)
+    DeviceBuffer<char> solveTemp;    // cub's scratch inside the solve graph: sized before capture
 
     // ---- counters: device and pinned host copy ----
     DeviceBuffer<StepCounters> counters;

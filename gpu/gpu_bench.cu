@@ -49,6 +49,7 @@ struct BenchRow {
     std::string scene, backend;
     int bodies = 0;
     double contacts = 0, newton = 0, linear = 0;
+    long long growthEvents = 0;   // device buffers grown (the step ran again)
     StepProfile ms;   // milliseconds per step (not seconds)
 };
 
@@ -93,6 +94,7 @@ bool measure(const std::string& kind, int bodies, bool cuda, int steps, int warm
         row.newton += double(st.newtonIterations) / steps;
         row.linear += double(st.linearIterations) / steps;
     }
+    if (gpu) row.growthEvents = gpu->bufferStats().growthEvents;
     return true;
 }
 
@@ -155,11 +157,12 @@ int gpuBenchCommand(int argc, char** argv) {
             return 3;
         }
         std::fprintf(f, "scene,bodies,backend,precision,deterministic,contacts,newton,linear,total_ms,broad_ms,narrow_ms,"
-                        "contact_ms,solve_ms,integrate_ms\n");
+                        "contact_ms,solve_ms,integrate_ms,growth_events\n");
         for (const BenchRow& r : rows)
-            std::fprintf(f, "%s,%d,%s,%s,%d,%.1f,%.2f,%.1f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", r.scene.c_str(), r.bodies,
-                         r.backend.c_str(), kPrecisionName, int(deterministic), r.contacts, r.newton, r.linear,
-                         r.ms.total, r.ms.broadPhase, r.ms.narrowPhase, r.ms.contactModel, r.ms.solve, r.ms.integrate);
+            std::fprintf(f, "%s,%d,%s,%s,%d,%.1f,%.2f,%.1f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%lld\n", r.scene.c_str(),
+                         r.bodies, r.backend.c_str(), kPrecisionName, int(deterministic), r.contacts, r.newton,
+                         r.linear, r.ms.total, r.ms.broadPhase, r.ms.narrowPhase, r.ms.contactModel, r.ms.solve,
+                         r.ms.integrate, r.growthEvents);
         std::fclose(f);
     }
     return 0;

@@ -21,6 +21,7 @@
 // by colour (no two rows of a colour share a dynamic body), so it is deterministic either way.
 #include <cub/device/device_radix_sort.cuh>
 
+#include <algorithm>
 #include <limits>
 
 #include "gpu/device_world.cuh"
@@ -490,16 +491,25 @@ struct Solve {
         serial("linearEnd", linearEndKernel, c, (const LinearControl*)l);
     }
 
+    // cub's scratch for the sorts of buildStructure, reserved before the capture: a buffer that
+    // moved during the capture would leave the graph with a dangling pointer.
+    size_t entrySortBytes = 0, colourSortBytes = 0;
+    void reserveScratch() {
+        CS_CUDA(cub::DeviceRadixSort::SortKeys(nullptr, entrySortBytes, d.entryKeys.data(), d.entryKeysOut.data(),
+                                               2 * rows, 0, 64, d.stream));
+        int* rowsOut = reinterpret_cast<int*>(d.entryKeysOut.data());
+        CS_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, colourSortBytes, d.colourKeys.data(), d.colourKeysOut.data(),
+                                                d.colourRows.data(), rowsOut, rows, 0, 8, d.stream));
+        d.solveTemp.reserve(std::max<size_t>(std::max(entrySortBytes, colourSortBytes), 1));
+    }
+
     // Sorted scatter entries and, for Gauss-Seidel, the colouring.
     void buildStructure() {
         if (!deterministic && settings.linearSolver != LinearSolverType::GaussSeidel) return;
         const int entries = 2 * rows;
         rowLaunch("entryKeys", entryKeysKernel, view, c, rows, d.entryKeys.data());
-        size_t bytes = 0;
-        CS_CUDA(cub::DeviceRadixSort::SortKeys(nullptr, bytes, d.entryKeys.data(), d.entryKeysOut.data(), entries, 0, 64,
-                                               d.stream));
-        CS_CUDA(cub::DeviceRadixSort::SortKeys(d.cubScratch(bytes), bytes, d.entryKeys.data(), d.entryKeysOut.data(),
-                                               entries, 0, 64, d.stream));
+        CS_CUDA(cub::DeviceRadixSort::SortKeys(d.solveTemp.data(), entrySortBytes, d.entryKeys.data(),
+                                               d.entryKeysOut.data(), entries, 0, 64, d.stream));
         CS_CUDA(cudaMemcpyAsync(d.entryKeys.data(), d.entryKeysOut.data(), entries * sizeof(uint64_t),
                                 cudaMemcpyDeviceToDevice, d.stream));
         launchKernel("bodyStart", Launch::Body, bodies + 1, d.stream, bodyStartKernel, (const uint64_t*)d.entryKeys.data(),
@@ -510,13 +520,11 @@ struct Solve {
             rowLaunch("colourRound", colourRoundKernel, view, c, (const uint64_t*)d.entryKeys.data(),
                       (const int*)d.bodyStart.data(), d.colourRound.data(), d.colour.data(), k);
         rowLaunch("colourKeys", colourKeysKernel, rows, (const int*)d.colour.data(), d.colourKeys.data(), d.colourRows.data());
-        bytes = 0;
         // The sorted rows go through entryKeysOut's storage (2 rows uint64 hold rows ints).
         int* rowsOut = reinterpret_cast<int*>(d.entryKeysOut.data());
-        CS_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, bytes, d.colourKeys.data(), d.colourKeysOut.data(),
-                                                d.colourRows.data(), rowsOut, rows, 0, 8, d.stream));
-        CS_CUDA(cub::DeviceRadixSort::SortPairs(d.cubScratch(bytes), bytes, d.colourKeys.data(), d.colourKeysOut.data(),
-                                                d.colourRows.data(), rowsOut, rows, 0, 8, d.stream));
+        CS_CUDA(cub::DeviceRadixSort::SortPairs(d.solveTemp.data(), colourSortBytes, d.colourKeys.data(),
+                                                d.colourKeysOut.data(), d.colourRows.data(), rowsOut, rows, 0, 8,
+                                                d.stream));
         CS_CUDA(cudaMemcpyAsync(d.colourRows.data(), rowsOut, rows * sizeof(int), cudaMemcpyDeviceToDevice, d.stream));
         launchKernel("colourStart", Launch::Serial, kMaxColours + 2, d.stream, colourStartKernel,
                      (const int*)d.colourKeysOut.data(), (const StepCounters*)c, d.colourStart.data());
@@ -587,6 +595,7 @@ void solveOnDevice(DeviceWorld& d, const SolverSettings& settings, Real h, bool 
         s.rows = rows;
         s.bodies = bodies;
         s.h = h;
+        s.reserveScratch();
         cudaGraph_t graph;
         captureActive() = true;
         CS_CUDA(cudaStreamBeginCapture(d.stream, cudaStreamCaptureModeThreadLocal));
