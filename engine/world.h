@@ -52,11 +52,12 @@ struct PlusSettings {
     Real plasticVelocity = Real(0.1);       // m/s: above this the COR is minRestitution (fig. 2)
     Real minRestitution = -1;               // e_min; < 0: the lower of the two materials' restitution
     Real transitionVelocity = Real(0.1);    // m/s: sliding-to-rolling transition (eq. 2.12, fig. 4)
-    Real maxDirectionChange = Real(0.01);   // rad: theta_max, sliding direction change per interval (eq. 2.14)
+    Real maxDirectionChange = Real(0.15);   // rad: theta_max per interval (eq. 2.14); table A1 uses 0.01
     Real proximityTolerance = Real(1e-3);   // m: feature pairs this close take part in an impact ([PLUS] 3a)
     Real minStepLength = Real(1e-4);        // alpha_min of eq. 2.14
     int maxIntervals = 5000;                // guards of the event handler (per impact)
     int maxRounds = 200;
+    int maxIslandPoints = 32;               // proximal pairs per impact island (grown breadth-first)
 };
 
 // Compliant reference model ([PLUS] section 4, eqs. 4.1-4.2): Hertz + Hunt-Crossley + Stribeck.

@@ -139,9 +139,10 @@ IntervalOutput solveInterval(const IntervalInput& in) {
     for (int iter = 0; iter <= 2 * np + 1; ++iter) {
         ++out.activeSetIterations;
         // Impending slip is implicit in pi (s^ opposes the velocity at the END of the interval,
-        // eq. 2.9 second case): a fixed-point iteration on s^, which converges in a few passes
-        // because the end velocity depends weakly on the direction of a small friction impulse.
-        for (int fp = 0; fp < 40; ++fp) {
+        // eq. 2.9 second case): a fixed-point iteration on s^ (the paper uses Newton's method), a
+        // few passes, since the end velocity depends weakly on the direction of a friction
+        // impulse that is small by construction (the point was rolling an instant before).
+        for (int fp = 0; fp < 8; ++fp) {
             assemble(in, out.state, normalActive, shat, B, w);
             out.pi = Eigen::CompleteOrthogonalDecomposition<MatX>(B).solve(w);   // min ||pi|| (table 1)
             double change = 0;
@@ -156,7 +157,7 @@ IntervalOutput solveInterval(const IntervalInput& in) {
                 change = std::max(change, (double)length(next - shat[k]));
                 shat[k] = next;
             }
-            if (!any || change < 1e-10) break;
+            if (!any || change < 1e-6) break;
         }
         // Violations: repulsive normal impulses at compressing points, cones at rolling points.
         double scale = std::max(1e-12, out.pi.lpNorm<Eigen::Infinity>());

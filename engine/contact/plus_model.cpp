@@ -9,15 +9,18 @@
 // Velocities are the state's, before gravity's h g is added: a body resting on the ground does
 // not approach, so persistent contact never triggers impacts.
 //
-// Islands. Proximal pairs and joints link dynamic bodies (union-find); each island with an
-// impacting pair is one impact problem with its joints as bilateral constraints (eq. 2.1b).
-// Islands are small and solved one after another on the CPU, dense, with Eigen.
+// Persistent contact (a pair that carried a normal impulse in the last step) never triggers an
+// impact: resting bodies stay with the time stepper, whatever gravity adds within a step.
+//
+// Islands grow from the impacting pairs through proximal pairs and joints (below); each is one
+// impact problem with its joints as bilateral constraints (eq. 2.1b), solved one after another
+// on the CPU, dense, with Eigen.
 #include "engine/contact/plus_model.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <numeric>
 
 #include "engine/collision/potential_contact.h"
 #include "engine/solver/joint_rows.h"
@@ -34,14 +37,18 @@ namespace {
 // substep (both run on the stepping thread, one after the other, World::substep).
 thread_local PlusStepReport tLastReport;
 
-int findRoot(std::vector<int>& parent, int i) {
-    while (parent[i] != i) i = parent[i] = parent[parent[i]];
-    return i;
-}
-
 Vec3 pointVelocity(const State& st, int body, Vec3 p) {
     if (body < 0) return Vec3{0, 0, 0};
     return st.linVel[body] + cross(st.angVel[body], p - st.pos[body]);
+}
+
+// Persistent contact: the pair carried a normal impulse in the last step (the warm-start cache
+// is sorted by key). Its approach is the time stepper's business, not an impact.
+bool persistent(const State& st, const PotentialContact& c) {
+    ContactKey key{(uint64_t(uint32_t(c.shapeA)) << 32) | uint32_t(c.shapeB), (uint64_t(c.featureA) << 32) | c.featureB};
+    auto it = std::lower_bound(st.warm.begin(), st.warm.end(), key,
+                               [](const WarmImpulse& w, const ContactKey& k) { return w.key < k; });
+    return it != st.warm.end() && it->key == key && it->normal > 0;
 }
 
 Real minRestitution(const Model& model, const PlusSettings& s, int a, int b) {
@@ -72,38 +79,70 @@ void plusPreSolve(const ContactStageInput& in, BodyVelocities& bodies) {
         const PotentialContact& c = in.potential[i];
         if (!dynamic(c.bodyA) && !dynamic(c.bodyB)) continue;
         Real vz = dot(pointVelocity(st, c.bodyA, c.pointA) - pointVelocity(st, c.bodyB, c.pointB), c.normal);
-        impacting[i] = vz < -s.captureVelocity && c.gap + in.h * vz <= s.proximityTolerance;
+        impacting[i] = vz < -s.captureVelocity && c.gap + in.h * vz <= s.proximityTolerance && !persistent(st, c);
         proximal[i] = impacting[i] || c.gap <= s.proximityTolerance;
         any = any || impacting[i];
     }
     if (!any) return;
 
-    // Islands over dynamic bodies: proximal pairs and joints link them.
-    std::vector<int> parent(nb);
-    std::iota(parent.begin(), parent.end(), 0);
-    auto link = [&](int a, int b) {
-        if (dynamic(a) && dynamic(b)) parent[findRoot(parent, a)] = findRoot(parent, b);
-    };
-    for (int i = 0; i < npc; ++i)
-        if (proximal[i]) link(in.potential[i].bodyA, in.potential[i].bodyB);
-    for (const Joint& j : model.joints) link(j.bodyA, j.bodyB);
-    auto rootOf = [&](const PotentialContact& c) {
-        return findRoot(parent, dynamic(c.bodyA) ? c.bodyA : c.bodyB);
-    };
+    // Impact islands grow breadth-first from the impacting pairs' bodies through proximal pairs
+    // and joints, up to maxIslandPoints proximal pairs: a ball dropped on a pyramid of resting
+    // boxes involves the boxes near it; what lies beyond is left to the time stepper.
+    std::vector<std::vector<int>> bodyContacts(nb);
+    for (int i = 0; i < npc; ++i) {
+        if (!proximal[i]) continue;
+        if (dynamic(in.potential[i].bodyA)) bodyContacts[in.potential[i].bodyA].push_back(i);
+        if (dynamic(in.potential[i].bodyB)) bodyContacts[in.potential[i].bodyB].push_back(i);
+    }
+    std::vector<std::vector<int>> bodyJoints(nb);
+    for (size_t j = 0; j < model.joints.size(); ++j) {
+        const Joint& jt = model.joints[j];
+        if (dynamic(jt.bodyA)) bodyJoints[jt.bodyA].push_back(int(j));
+        if (dynamic(jt.bodyB)) bodyJoints[jt.bodyB].push_back(int(j));
+    }
+    std::vector<int> island(nb, -1);         // island of each body
+    std::vector<int> contactIsland(npc, -1); // island of each proximal pair taken
+    int islandCount = 0;
+    for (int i = 0; i < npc; ++i) {
+        const PotentialContact& c0 = in.potential[i];
+        if (!impacting[i] || contactIsland[i] >= 0) continue;
+        const int id = islandCount++;
+        int points = 0;
+        std::vector<int> queue;
+        auto visitBody = [&](int b) {
+            if (dynamic(b) && island[b] < 0) {
+                island[b] = id;
+                queue.push_back(b);
+            }
+        };
+        contactIsland[i] = id;
+        ++points;
+        visitBody(c0.bodyA);
+        visitBody(c0.bodyB);
+        for (size_t q = 0; q < queue.size(); ++q) {
+            const int b = queue[q];
+            for (int j : bodyJoints[b]) {
+                visitBody(model.joints[j].bodyA);
+                visitBody(model.joints[j].bodyB);
+            }
+            for (int k : bodyContacts[b]) {
+                if (contactIsland[k] >= 0 || points >= s.maxIslandPoints) continue;
+                contactIsland[k] = id;
+                ++points;
+                visitBody(in.potential[k].bodyA);
+                visitBody(in.potential[k].bodyB);
+            }
+        }
+    }
 
     ConstraintRows jointRows;
     if (!model.joints.empty()) buildJointRows(model, st, in.h, jointRows);
 
-    std::vector<char> islandDone(nb, 0);
-    for (int i = 0; i < npc; ++i) {
-        if (!impacting[i]) continue;
-        const int root = rootOf(in.potential[i]);
-        if (islandDone[root]) continue;
-        islandDone[root] = 1;
+    for (int id = 0; id < islandCount; ++id) {
         ImpactProblem prob;
         std::vector<int> local(nb, -1), global;
         for (int b = 0; b < nb; ++b)
-            if (dynamic(b) && findRoot(parent, b) == root) {
+            if (island[b] == id) {
                 local[b] = (int)global.size();
                 global.push_back(b);
                 prob.invMass.push_back(bodies.invMass[b]);
@@ -113,8 +152,8 @@ void plusPreSolve(const ContactStageInput& in, BodyVelocities& bodies) {
         std::vector<int> contactOf;   // problem point -> potential contact
         for (int k = 0; k < npc; ++k) {
             const PotentialContact& c = in.potential[k];
-            if (!proximal[k] || rootOf(c) != root) continue;
-            ImpactPoint q;
+            if (contactIsland[k] != id) continue;
+            ImpactPoint q;   // a body outside the island (or static) is fixed for the impact
             q.bodyA = c.bodyA >= 0 ? local[c.bodyA] : -1;
             q.bodyB = c.bodyB >= 0 ? local[c.bodyB] : -1;
             q.rA = c.bodyA >= 0 ? c.pointA - st.pos[c.bodyA] : Vec3{0, 0, 0};
