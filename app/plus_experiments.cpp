@@ -279,16 +279,16 @@ void fig15(const std::string& out) {
         std::fprintf(stderr, "plus-fig15: no impact\n");
         return;
     }
-    // PLUS: repeat the impact step's pass from the same state to time it.
+    // PLUS: repeat the impact step's pass from the same state to time it (the least of 200
+    // runs: the machine is shared, and the least is the cost without interference).
     const int reps = 200;
-    double plusSeconds = 0;
+    double plusSeconds = 1e30;
     for (int k = 0; k < reps; ++k) {
         World w(model, settings);
         w.state() = before;
         w.step();
-        plusSeconds += plusLastStepReport().seconds;
+        plusSeconds = std::min(plusSeconds, plusLastStepReport().seconds);
     }
-    plusSeconds /= reps;
     FILE* f = openOut(out, "plus_fig15.csv");
     if (!f) return;
     std::fprintf(f, "model,stiffness_pa,cpu_s,steps,evaluations,max_penetration_m,collision_time_s\n");
