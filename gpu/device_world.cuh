@@ -138,7 +138,7 @@ struct DeviceWorld {
 
 // gpu_collision.cu: broad phase, narrow phase and the standard model's rows of one substep
 // (World::substep up to the solve), on the stream; events mark the ends of the three stages.
-void collideOnDevice(DeviceWorld& d, const WorldSettings& settings, cudaEvent_t broad, cudaEvent_t narrow,
+void collideOnDevice(DeviceWorld& d, const WorldSettings& settings, Real h, cudaEvent_t broad, cudaEvent_t narrow,
                      cudaEvent_t rows);
 
 // gpu_solver.cu: the solve stage of one substep (World::substep's solveNewton), on the stream.

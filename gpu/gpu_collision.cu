@@ -125,10 +125,10 @@ __global__ void rowCountKernel(StepCounters* c, int rowCapacity) {
 
 __global__ void rowsKernel(FlatModelView m, const StepCounters* c, int contactCapacity, const PotentialContact* contacts,
                            const int* keep, const int* keepOffset, const Vec3* pos, Real stabilization,
-                           Real frictionScale, const WarmImpulse* warm, bool warmStart, FlatRows rows) {
+                           Real maxPushout, Real frictionScale, const WarmImpulse* warm, bool warmStart, FlatRows rows) {
     const int i = threadIndex();
     if (i >= contactCapacity || i >= c->contactCount || !keep[i] || c->rowCount == 0) return;
-    writeStandardContactRows(m, contacts[i], i, pos, stabilization, frictionScale, warm, c->warmCount, warmStart,
+    writeStandardContactRows(m, contacts[i], i, pos, stabilization, maxPushout, frictionScale, warm, c->warmCount, warmStart,
                              3 * keepOffset[i], rows);
 }
 
@@ -141,8 +141,8 @@ void exclusiveSum(DeviceWorld& d, const T* in, T* out, int n) {
 
 }  // namespace
 
-void collideOnDevice(DeviceWorld& d, const WorldSettings& settings, cudaEvent_t broadDone, cudaEvent_t narrowDone,
-                     cudaEvent_t rowsDone) {
+void collideOnDevice(DeviceWorld& d, const WorldSettings& settings, Real h, cudaEvent_t broadDone,
+                     cudaEvent_t narrowDone, cudaEvent_t rowsDone) {
     const FlatModelView& m = d.model;
     StepCounters* c = d.deviceCounters();
     const int shapes = d.shapes;
@@ -206,7 +206,7 @@ void collideOnDevice(DeviceWorld& d, const WorldSettings& settings, cudaEvent_t 
     launchKernel("rows", Launch::Contact, d.contactCapacity, st, rowsKernel, m, (const StepCounters*)c,
                  d.contactCapacity, (const PotentialContact*)d.contacts.data(), (const int*)d.keep.data(),
                  (const int*)d.keepOffset.data(), (const Vec3*)d.pos.data(), settings.solver.stabilization,
-                 settings.frictionScale, (const WarmImpulse*)d.warm.data(), settings.solver.warmStart, d.rows());
+                 settings.solver.maxPushoutSpeed * h, settings.frictionScale, (const WarmImpulse*)d.warm.data(), settings.solver.warmStart, d.rows());
     CS_CUDA(cudaEventRecord(rowsDone, st));
 }
 

@@ -271,7 +271,7 @@ struct GpuWorld::Impl {
                          (const Quat*)d.rot.data(), (const Vec3*)d.linVel.data(), (const Vec3*)d.angVel.data(),
                          ws.gravity, h, (const StepCounters*)c, d.active.data(), d.bodyInvMass.data(),
                          d.bodyInvInertia.data(), d.unconstrained.data(), d.goodPos.data(), d.goodRot.data());
-            collideOnDevice(d, ws, event(e), event(e + 1), event(e + 2));
+            collideOnDevice(d, ws, h, event(e), event(e + 1), event(e + 2));
             solveOnDevice(d, ws.solver, h, settings.deterministic);
             CS_CUDA(cudaEventRecord(event(e + 3), st));
             launchKernel("guard", Launch::Body, d.bodies, st, guardKernel, d.model, (const uint8_t*)d.active.data(),

@@ -55,11 +55,12 @@ struct FlatRows {
 // The three rows of contact ci at rows n, n+1, n+2 (buildStandardRows of standard_model.cpp,
 // one contact at a time): normal row, two friction rows, warm impulses from the sorted cache.
 CS_HD void writeStandardContactRows(const FlatModelView& m, const PotentialContact& c, int ci, const Vec3* bodyPos,
-                                    Real stabilization, Real frictionScale, const WarmImpulse* warm,
+                                    Real stabilization, Real maxPushout, Real frictionScale, const WarmImpulse* warm,
                                     int warmCount, bool warmStart, int n, const FlatRows& r) {
     const Vec3 zero{0, 0, 0};
     const StandardContactRows rows = standardContactRows(c, c.bodyA >= 0 ? bodyPos[c.bodyA] : zero,
-                                                         c.bodyB >= 0 ? bodyPos[c.bodyB] : zero, stabilization);
+                                                         c.bodyB >= 0 ? bodyPos[c.bodyB] : zero, stabilization,
+                                                         maxPushout);
     const Real mu = mixFrictionCoefficient(c.bodyA >= 0 ? m.friction[c.bodyA] : Real(0),
                                            c.bodyB >= 0 ? m.friction[c.bodyB] : Real(0), frictionScale);
     Real lambda[3] = {0, 0, 0};

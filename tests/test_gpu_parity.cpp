@@ -226,7 +226,9 @@ TEST_CASE("gpu shared math: rows, sorted scatter and colouring agree with the CP
         for (int i = 0; i < n; ++i)
             if (keep[i])
                 writeStandardContactRows(flat.view(), potential[i], i, world.state().pos.data(),
-                                         world.settings.solver.stabilization, world.settings.frictionScale, warm.data(),
+                                         world.settings.solver.stabilization,
+                                         world.settings.solver.maxPushoutSpeed * world.settings.dt,
+                                         world.settings.frictionScale, warm.data(),
                                          (int)warm.size(), world.settings.solver.warmStart, 3 * offset[i], rows);
         for (int i = 0; i < rowCount; ++i) {
             CAPTURE(i);
