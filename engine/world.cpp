@@ -14,6 +14,7 @@
 #include <cmath>
 
 #include "engine/collision/broad_phase.h"
+#include "engine/collision/distance.h"
 #include "engine/collision/narrow_phase.h"
 #include "engine/contact/contact_model.h"
 #include "engine/model_builder.h"
@@ -208,10 +209,29 @@ Real World::kineticEnergy() const {
     return e;
 }
 
+// The deepest overlap among shape pairs in contact, by the exact signed distance of the two
+// convex parts (distance.h). A feature pair's own gap is not a penetration depth: an edge-edge
+// pair measures along e_a x e_b, which can be negative while another axis separates the parts.
 Real World::maxPenetration() const {
-    Real p = 0;
-    for (const Contact& c : contacts_) p = std::fmax(p, -c.geometry.gap);
-    return p;
+    Real deepest = 0;
+    int lastA = -1, lastB = -1;            // the pair evaluated last (contacts come grouped by pair)
+    for (const Contact& c : contacts_) {
+        const PotentialContact& g = c.geometry;
+        if (g.gap >= 0 || (g.shapeA == lastA && g.shapeB == lastB)) continue;
+        lastA = g.shapeA;
+        lastB = g.shapeB;
+        Transform xa = shapeTransform(g.shapeA), xb = shapeTransform(g.shapeB);
+        const bool sa = model_.shapeType[g.shapeA] == ShapeType::Sphere, sb = model_.shapeType[g.shapeB] == ShapeType::Sphere;
+        const Real ra = model_.shapeRadius[g.shapeA], rb = model_.shapeRadius[g.shapeB];
+        Real d;
+        if (sa && sb) d = signedDistance(xa.pos, ra, xb.pos, rb);
+        else if (sa) d = signedDistance(xa.pos, ra, model_.polytopes[model_.shapePolytope[g.shapeB]], xb);
+        else if (sb) d = signedDistance(xb.pos, rb, model_.polytopes[model_.shapePolytope[g.shapeA]], xa);
+        else d = signedDistance(model_.polytopes[model_.shapePolytope[g.shapeA]], xa,
+                                model_.polytopes[model_.shapePolytope[g.shapeB]], xb);
+        deepest = std::fmax(deepest, -d);
+    }
+    return deepest;
 }
 
 void World::setDrag(int body, Vec3 localPoint, Vec3 target) {
