@@ -24,6 +24,26 @@ bool contactModelAvailable(ContactModelType type, std::string* why) {
     return false;
 }
 
+Contact contactFromRows(const PotentialContact& g, const ConstraintRows& rows, int i, const Spatial* u) {
+    Contact c;
+    c.geometry = g;
+    c.mu = rows.mu[i + 1];
+    c.normalImpulse = rows.lambda[i];
+    c.tangentImpulse[0] = rows.lambda[i + 1];
+    c.tangentImpulse[1] = rows.lambda[i + 2];
+    tangentBasis(g.normal, c.tangent[0], c.tangent[1]);
+    Real ft = std::sqrt(c.tangentImpulse[0] * c.tangentImpulse[0] + c.tangentImpulse[1] * c.tangentImpulse[1]);
+    Real slip = 0;
+    for (int k = 0; k < 2; ++k) {
+        Real v = 0;
+        if (g.bodyA >= 0) v += dot(rows.jacobianA[i + 1 + k], u[g.bodyA]);
+        if (g.bodyB >= 0) v += dot(rows.jacobianB[i + 1 + k], u[g.bodyB]);
+        slip += v * v;
+    }
+    c.sliding = c.normalImpulse > 0 && ft >= Real(0.99) * c.mu * c.normalImpulse && std::sqrt(slip) > Real(1e-3);
+    return c;
+}
+
 void contactPreSolve(const ContactStageInput& in, BodyVelocities& bodies) {
     switch (in.settings.solver.contactModel) {
     case ContactModelType::PLUS: plusPreSolve(in, bodies); break;

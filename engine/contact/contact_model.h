@@ -40,6 +40,11 @@ void storeContactResults(const ContactStageInput& in, const ConstraintRows& rows
                          std::vector<Contact>& contacts, std::vector<WarmImpulse>& warm);
 void drawContactModel(ContactModelType type, const std::vector<Contact>& contacts, Real h, DebugDraw& draw);
 
+// The Contact reported for the normal (or group) row i followed by its two friction rows:
+// impulses, tangents, and whether it slides (friction on the cone's boundary and the point
+// slipping). u: the solved body velocities. Shared by every model that uses these rows.
+Contact contactFromRows(const PotentialContact& g, const ConstraintRows& rows, int i, const Spatial* u);
+
 // Coulomb coefficient of a pair: the geometric mean of the two materials' (Box2D's mixing rule),
 // times the world's friction scale.
 Real mixFriction(const Model& model, int bodyA, int bodyB, Real scale);

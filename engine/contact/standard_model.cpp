@@ -57,23 +57,7 @@ void storeStandardResults(const ContactStageInput& in, const ConstraintRows& row
     for (int i = 0; i < rows.size(); ++i) {
         if (rows.kind[i] != int(RowKind::Normal) || rows.owner[i] < 0) continue;
         const PotentialContact& g = in.potential[rows.owner[i]];
-        Contact c;
-        c.geometry = g;
-        c.mu = rows.mu[i + 1];
-        c.normalImpulse = rows.lambda[i];
-        c.tangentImpulse[0] = rows.lambda[i + 1];
-        c.tangentImpulse[1] = rows.lambda[i + 2];
-        tangentBasis(g.normal, c.tangent[0], c.tangent[1]);
-        // Sliding: the friction impulse is on the cone's boundary and the point slips.
-        Real ft = std::sqrt(c.tangentImpulse[0] * c.tangentImpulse[0] + c.tangentImpulse[1] * c.tangentImpulse[1]);
-        Real slip = 0;
-        for (int k = 0; k < 2; ++k) {
-            Real v = 0;
-            if (g.bodyA >= 0) v += dot(rows.jacobianA[i + 1 + k], bodies.velocity[g.bodyA]);
-            if (g.bodyB >= 0) v += dot(rows.jacobianB[i + 1 + k], bodies.velocity[g.bodyB]);
-            slip += v * v;
-        }
-        c.sliding = c.normalImpulse > 0 && ft >= Real(0.99) * c.mu * c.normalImpulse && std::sqrt(slip) > Real(1e-3);
+        Contact c = contactFromRows(g, rows, i, bodies.velocity.data());
         contacts.push_back(c);
         warm.push_back(WarmImpulse{contactKeyOf(g), c.normalImpulse,
                                    c.tangentImpulse[0] * c.tangent[0] + c.tangentImpulse[1] * c.tangent[1]});
