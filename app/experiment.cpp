@@ -9,8 +9,11 @@
 //   peg_<scene>_runs.csv     one line per run
 //   peg_<scene>_overlap.csv  per model and step size: quartiles of the per-step overlap over
 //                            all steps of all seeds (figures 21 and 24)
-//   peg_<scene>_traps.csv    per step of one PEG run (first seed, --trap-dt): feature pairs
+//   peg_<scene>_traps.csv    per step of one PEG run (seed 1, --trap-dt): feature pairs
 //                            and SM traps (figure 22)
+//   peg_<scene>_steps.csv    one line per run: the overlap after every step (space separated),
+//                            so that sweeps split over seeds (--seed-first) can be merged
+//                            (scripts/peg_merge.py) into the same quartiles
 // scripts/peg_plot.py draws the figure from these. The paper's sweep is 10 seeds x 16 step
 // sizes from 0.001 s to 0.05 s; --seeds and --dts reduce it (2 shared cores).
 #include <algorithm>
@@ -34,6 +37,7 @@ namespace {
 struct ExperimentOptions {
     std::string scene = "pour3d";
     int seeds = 10;
+    int seedFirst = 1;            // seeds seedFirst .. seedFirst + seeds - 1
     int dtCount = 16;
     double dtMin = 0.001, dtMax = 0.05;
     double duration = -1;         // < 0: the scene's
@@ -152,7 +156,7 @@ bool parseModels(const char* s, std::vector<ContactModelType>& out) {
 
 void usage() {
     std::fprintf(stderr,
-                 "usage: sandbox experiment pour3d|pour2d [--seeds N] [--dts K] [--dt-min S] [--dt-max S]\n"
+                 "usage: sandbox experiment pour3d|pour2d [--seeds N] [--seed-first S] [--dts K] [--dt-min S] [--dt-max S]\n"
                  "         [--duration S] [--models standard,peg] [--trap-dt S] [--out DIR]\n"
                  "  [PEG] section 6: N seeds x K step sizes (log-spaced, default 10 x 16 from 0.001 to 0.05 s)\n");
 }
@@ -173,6 +177,7 @@ int runExperiment(int argc, char** argv) {
             return argv[++i];
         };
         if (a == "--seeds") o.seeds = std::atoi(next());
+        else if (a == "--seed-first") o.seedFirst = std::atoi(next());
         else if (a == "--dts") o.dtCount = std::atoi(next());
         else if (a == "--dt-min") o.dtMin = std::atof(next());
         else if (a == "--dt-max") o.dtMax = std::atof(next());
@@ -183,7 +188,7 @@ int runExperiment(int argc, char** argv) {
             if (!parseModels(next(), o.models)) { usage(); return 2; }
         } else { usage(); return 2; }
     }
-    if (o.seeds < 1 || o.dtCount < 1 || !(o.dtMin > 0) || !(o.dtMax >= o.dtMin)) { usage(); return 2; }
+    if (o.seeds < 1 || o.seedFirst < 1 || o.dtCount < 1 || !(o.dtMin > 0) || !(o.dtMax >= o.dtMin)) { usage(); return 2; }
     std::vector<double> dts;
     for (int k = 0; k < o.dtCount; ++k)
         dts.push_back(o.dtCount == 1 ? o.dtMin : o.dtMin * std::pow(o.dtMax / o.dtMin, double(k) / (o.dtCount - 1)));
@@ -194,7 +199,7 @@ int runExperiment(int argc, char** argv) {
 
     std::vector<RunResult> runs;
     std::vector<std::pair<int, int>> trace;
-    for (int seed = 1; seed <= o.seeds; ++seed) {
+    for (int seed = o.seedFirst; seed < o.seedFirst + o.seeds; ++seed) {
         for (double dt : dts) {
             for (ContactModelType model : o.models) {
                 RunResult r;
@@ -224,6 +229,15 @@ int runExperiment(int argc, char** argv) {
     } else {
         std::fprintf(stderr, "sandbox experiment: cannot write %s_runs.csv\n", base.c_str());
         return 1;
+    }
+    if (std::FILE* f = std::fopen((base + "_steps.csv").c_str(), "w")) {
+        std::fprintf(f, "model,seed,dt,overlap_per_step\n");
+        for (const RunResult& r : runs) {
+            std::fprintf(f, "%s,%d,%.6g,", contactModelName(r.model), r.seed, r.dt);
+            for (size_t k = 0; k < r.overlap.size(); ++k) std::fprintf(f, k ? " %.6g" : "%.6g", r.overlap[k]);
+            std::fprintf(f, "\n");
+        }
+        std::fclose(f);
     }
     if (std::FILE* f = std::fopen((base + "_overlap.csv").c_str(), "w")) {
         std::fprintf(f, "model,dt,runs,steps,q1,median,q3,max,failed_runs,failed_steps,unconverged_steps,exploded_runs,"
@@ -261,6 +275,6 @@ int runExperiment(int argc, char** argv) {
             std::fclose(f);
         }
     }
-    std::fprintf(stderr, "wrote %s_{runs,overlap,traps}.csv\n", base.c_str());
+    std::fprintf(stderr, "wrote %s_{runs,overlap,steps,traps}.csv\n", base.c_str());
     return 0;
 }

@@ -27,6 +27,7 @@ struct PegSettings {
     Real edgeEps = Real(0.02);       // eps (m): edge-edge feasibility, nearest points within this
     Real trapTolerance = Real(1e-6); // m: a secondary gap below -this while the group's max is >= 0
                                      //   counts as an SM trap (the standard model would push)
+    bool vertexVertex = true;        // form the vertex-vertex X-constraints of eq. 38 (peg_model.cpp)
 };
 
 struct SolverSettings {

@@ -27,8 +27,8 @@
 // X-constraints (tSynthetic): without them an edge leaving a relaxed vertex could sink through
 // the other body's edge (measured: pour3d at h = 1 ms reached 4.6 cm edge-edge overlap and
 // exploded at t = 2.39 s).
-// The vertex-vertex X-constraints of eq. 38 (face pairs around two touching vertices) are not
-// formed: the narrow phase gives each vertex its I-constraint over the other's faces.
+// Vertex-vertex X-constraints (eq. 38, as we read it): addVertexVertexConstraints below
+// (PegSettings::vertexVertex).
 #include "engine/contact/peg_model.h"
 
 #include <algorithm>
@@ -128,6 +128,125 @@ int faceOf(const PotentialContact& c) {
     return featureIndex(vertexSide(c) == 0 ? c.featureB : c.featureA);
 }
 
+// The contact index of the pair (fa, fb) among the shape pair's potential contacts [first,
+// last) and the synthetic ones formed for it since synthFirst; -1 if none.
+int findPair(const ContactStageInput& in, size_t first, size_t last, size_t synthFirst, uint32_t fa, uint32_t fb) {
+    for (size_t i = first; i < last; ++i)
+        if (in.potential[i].featureA == fa && in.potential[i].featureB == fb) return (int)i;
+    for (size_t k = synthFirst; k < tSynthetic.size(); ++k)
+        if (tSynthetic[k].featureA == fa && tSynthetic[k].featureB == fb) return int(in.potential.size() + k);
+    return -1;
+}
+
+int pushSynthetic(const PotentialContact& model, PotentialContact c, const ContactStageInput& in) {
+    c.shapeA = model.shapeA; c.shapeB = model.shapeB; c.bodyA = model.bodyA; c.bodyB = model.bodyB;
+    tSynthetic.push_back(c);
+    return int(in.potential.size() + tSynthetic.size() - 1);
+}
+
+// The faces around vertex v of P (each once).
+void facesAt(const PolytopeView& P, int v, std::vector<int>& out) {
+    out.clear();
+    for (int k = P.vertexEdgeStart[v]; k < P.vertexEdgeStart[v + 1]; ++k)
+        for (int f : P.edges[P.vertexEdges[k]].face)
+            if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
+}
+
+// Vertex-vertex constraints ([PEG] section 5.2, figure 19, eq. 38). Eq. 38 itself was lost
+// from our copy of the paper; its prose: for a vertex v_a near a vertex v_b, besides the
+// I-constraints of each vertex over the other's faces, X-constraints over face pairs (f_a at
+// v_a, f_b at v_b) and the edges e_ar, e_bs leaving the two vertices, enforced only for edge
+// pairs with edge-edge applicability and feasibility, letting "a vertex pass on either side of
+// a face". The narrow phase lists nothing for two tips passing each other whose edge lines meet
+// beyond the segments' ends (measured, tests/test_peg_vertex.cpp: cubes tip to tip overlapping
+// by 2 mm gave no potential contact at all), so PEG forms these contacts itself.
+// What we build, and why not one X per edge pair: near two vertices the bodies are two convex
+// cones, disjoint exactly when one of the candidate separating planes separates them: a face of
+// B at v_b that v_a is applicable to (all of A's cone on its outer side iff v_a is), a face of
+// A at v_a likewise, or an applicable edge pair (e_a at v_a, e_b at v_b). So the free space is
+//     max( psi(v_a, f_b) | f_b at v_b, applicable;  psi(v_b, f_a) | f_a at v_a, applicable;
+//          psi(e_a, e_b) | e_a at v_a, e_b at v_b, applicable and feasible ) >= 0
+// one X-constraint over all those gaps (the union of eq. 38's face pairs): never tighter than
+// the geometry (relaxed applicability only adds candidates). A first version with one X per
+// edge pair, max(psi(e_a, e_b), psi(v_a, f_b), psi(v_b, f_a)) with the faces picked by edge
+// orientation, was measured to over-constrain: a tip sliding past another at 0.5 m/s was
+// stopped and thrown back at 0.43 m/s. The primary is the edge pair with the largest gap (the
+// impulse acts along its normal; the vertices' own I-constraints push along face normals).
+// psi(e_a, e_b) is the signed distance of the edge lines along n = +-(e_a x e_b), the sign
+// applicability picks; feasibility: the segments within edgeEps. Vertex pairs within the margin.
+void addVertexVertexConstraints(const ContactStageInput& in, ConstraintRows& rows, const PolytopeView& A,
+                                const PolytopeView& B, const PotentialContact& c0, size_t first, size_t last,
+                                size_t synthFirst) {
+    const PegSettings& peg = in.settings.solver.peg;
+    const Real margin = in.settings.contactMargin;
+    thread_local std::vector<int> members, faces;
+    for (int va = 0; va < A.vertexCount; ++va) {
+        for (int vb = 0; vb < B.vertexCount; ++vb) {
+            if (lengthSq(A.vertices[va] - B.vertices[vb]) > margin * margin) continue;
+            members.clear();
+            int primary = -1;
+            Real primaryGap = -kHuge;
+            for (int ka = A.vertexEdgeStart[va]; ka < A.vertexEdgeStart[va + 1]; ++ka) {
+                for (int kb = B.vertexEdgeStart[vb]; kb < B.vertexEdgeStart[vb + 1]; ++kb) {
+                    const int ia = A.vertexEdges[ka], ib = B.vertexEdges[kb];
+                    const uint32_t fea = makeFeatureId(FeatureKind::Edge, ia), feb = makeFeatureId(FeatureKind::Edge, ib);
+                    if (findPair(in, first, last, synthFirst, fea, feb) >= 0) continue;   // listed: its own row
+                    const PolytopeEdge& ea = A.edges[ia];
+                    const PolytopeEdge& eb = B.edges[ib];
+                    const Vec3 pa = A.vertices[ea.tail], da = A.vertices[ea.head] - pa;
+                    const Vec3 pb = B.vertices[eb.tail], db = B.vertices[eb.head] - pb;
+                    Real u, w;
+                    if (!edgeEdgeClosest(pa, da, pb, db, Real(1e-3), u, w)) continue;   // parallel
+                    Vec3 n = normalize(cross(da, db));
+                    Real score = edgeEdgeApplicability(ea, eb, n), flipped = edgeEdgeApplicability(ea, eb, -n);
+                    if (flipped > score) { n = -n; score = flipped; }
+                    if (!pegApplicable(score, peg.epsTheta)) continue;
+                    if (pegEdgeEdgeFeasibility(pa, pa + da, pb, pb + db, peg.edgeEps) < 0) continue;
+                    const Vec3 qa = pa + u * da, qb = pb + w * db;
+                    const Real gap = dot(qa - qb, n);
+                    if (gap > margin || gap < -Real(0.1)) continue;
+                    const int id = pushSynthetic(c0, makePotentialContact(PairType::EdgeEdge, fea, feb, qa, qb, n, gap), in);
+                    if (gap > primaryGap) {
+                        if (primary >= 0) members.push_back(primary);
+                        primary = id;
+                        primaryGap = gap;
+                    } else {
+                        members.push_back(id);
+                    }
+                }
+            }
+            if (primary < 0) continue;   // no edge pair: the vertices' I-constraints cover it
+            // v_a against the faces of B at v_b (normal: the face's, B to A).
+            facesAt(B, vb, faces);
+            for (int fb : faces) {
+                const Vec3 eta = B.faces[fb].normal, p = A.vertices[va];
+                if (!pegApplicable(pegVertexFaceApplicability(A, va, eta), peg.epsTheta)) continue;
+                const uint32_t vA = makeFeatureId(FeatureKind::Vertex, va), fB = makeFeatureId(FeatureKind::Face, fb);
+                int id = findPair(in, first, last, synthFirst, vA, fB);
+                if (id < 0) {
+                    const Real g = vertexFaceGap(p, B.faces[fb]);
+                    id = pushSynthetic(c0, makePotentialContact(PairType::VertexFace, vA, fB, p, p - g * eta, eta, g), in);
+                }
+                members.push_back(id);
+            }
+            // v_b against the faces of A at v_a (normal: minus the face's).
+            facesAt(A, va, faces);
+            for (int fa : faces) {
+                const Vec3 eta = A.faces[fa].normal, p = B.vertices[vb];
+                if (!pegApplicable(pegVertexFaceApplicability(B, vb, eta), peg.epsTheta)) continue;
+                const uint32_t fA = makeFeatureId(FeatureKind::Face, fa), vB = makeFeatureId(FeatureKind::Vertex, vb);
+                int id = findPair(in, first, last, synthFirst, fA, vB);
+                if (id < 0) {
+                    const Real g = vertexFaceGap(p, A.faces[fa]);
+                    id = pushSynthetic(c0, makePotentialContact(PairType::VertexFace, fA, vB, p - g * eta, p, -eta, g), in);
+                }
+                members.push_back(id);
+            }
+            addConstraint(in, rows, primary, members.data(), (int)members.size());
+        }
+    }
+}
+
 // Groups the contacts [first, last) of one polytope pair.
 void buildPolytopePair(const ContactStageInput& in, ConstraintRows& rows, size_t first, size_t last) {
     const PegSettings& peg = in.settings.solver.peg;
@@ -137,6 +256,8 @@ void buildPolytopePair(const ContactStageInput& in, ConstraintRows& rows, size_t
     wb.assign(in.model.polytopes[in.model.shapePolytope[c0.shapeB]], shapeWorldTransform(in.model, in.state, c0.shapeB));
     const PolytopeView A = wa.view(), B = wb.view();
     const Real tanPhi = std::tan(peg.feasibleAngle);
+
+    const size_t synthFirst = tSynthetic.size();
 
     // Vertex groups: vertex-face contacts of one vertex, in contact order (sorted by feature).
     thread_local std::vector<int> order, used, members, xSecondary;
@@ -278,6 +399,8 @@ void buildPolytopePair(const ContactStageInput& in, ConstraintRows& rows, size_t
         }
     }
 
+    if (peg.vertexVertex) addVertexVertexConstraints(in, rows, A, B, c0, first, last, synthFirst);
+
     // U-constraints: everything left (single vertex-face pairs, Euclidean pairs, edge-edge not
     // taken by X). Two pairs constraining the same point along the same normal are one row.
     for (size_t i = first; i < last; ++i) {
@@ -300,9 +423,49 @@ void buildPolytopePair(const ContactStageInput& in, ConstraintRows& rows, size_t
 
 }  // namespace
 
+// Polytope pairs within the margin (broad phase) for which the narrow phase listed no feature
+// pair: two tips passing each other can overlap with none listed (addVertexVertexConstraints).
+// The broad phase is run again here (AABBs and sweep and prune, cheap next to the solve) with
+// the world's filter: active bodies, no jointed pairs.
+static void addUnlistedVertexVertex(const ContactStageInput& in, ConstraintRows& rows) {
+    const Model& model = in.model;
+    thread_local std::vector<uint8_t> active;
+    thread_local std::vector<Aabb> aabbs;
+    thread_local std::vector<ShapePair> pairs, listed;
+    const int nb = model.bodyCount();
+    active.resize(nb);
+    for (int b = 0; b < nb; ++b) active[b] = in.state.time + Real(1e-9) >= model.bodySpawnTime[b] ? 1 : 0;
+    computeShapeAabbs(model, in.state, in.settings.contactMargin, aabbs);
+    findPairs(model, aabbs, active.data(), pairs);
+    listed.clear();
+    for (const PotentialContact& c : in.potential) {
+        listed.push_back(ShapePair{std::min(c.shapeA, c.shapeB), std::max(c.shapeA, c.shapeB)});
+    }
+    std::sort(listed.begin(), listed.end());
+    listed.erase(std::unique(listed.begin(), listed.end()), listed.end());
+    thread_local WorldPolytope wa, wb;
+    for (const ShapePair& sp : pairs) {
+        if (model.shapeType[sp.shapeA] != ShapeType::Polytope || model.shapeType[sp.shapeB] != ShapeType::Polytope)
+            continue;
+        const ShapePair key{std::min(sp.shapeA, sp.shapeB), std::max(sp.shapeA, sp.shapeB)};
+        if (std::binary_search(listed.begin(), listed.end(), key)) continue;
+        const int ba = model.shapeBody[sp.shapeA], bb = model.shapeBody[sp.shapeB];
+        bool jointed = false;
+        for (const Joint& j : model.joints)
+            jointed = jointed || (j.bodyA == ba && j.bodyB == bb) || (j.bodyA == bb && j.bodyB == ba);
+        if (jointed) continue;
+        wa.assign(model.polytopes[model.shapePolytope[sp.shapeA]], shapeWorldTransform(model, in.state, sp.shapeA));
+        wb.assign(model.polytopes[model.shapePolytope[sp.shapeB]], shapeWorldTransform(model, in.state, sp.shapeB));
+        PotentialContact c0{};
+        c0.shapeA = sp.shapeA; c0.shapeB = sp.shapeB; c0.bodyA = ba; c0.bodyB = bb;
+        addVertexVertexConstraints(in, rows, wa.view(), wb.view(), c0, 0, 0, tSynthetic.size());
+    }
+}
+
 void buildPegRows(const ContactStageInput& in, ConstraintRows& rows) {
     const std::vector<PotentialContact>& pc = in.potential;
     tSynthetic.clear();
+    if (in.settings.solver.peg.vertexVertex) addUnlistedVertexVertex(in, rows);
     for (size_t first = 0; first < pc.size();) {
         size_t last = first + 1;
         while (last < pc.size() && pc[last].shapeA == pc[first].shapeA && pc[last].shapeB == pc[first].shapeB) ++last;
