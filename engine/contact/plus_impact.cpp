@@ -307,6 +307,10 @@ ImpactResult solvePlusImpact(const ImpactProblem& p, const PlusSettings& s, bool
                     rec.impulse.push_back(Vec3{Real(piTotal(3 * k)), Real(piTotal(3 * k + 1)), Real(piTotal(3 * k + 2))});
                     rec.velocity.push_back(Vec3{Real(v(3 * k)), Real(v(3 * k + 1)), Real(v(3 * k + 2))});
                 }
+                VecX u = u0 + d.W * piTotal;     // body velocities for the replay's arrows
+                for (int b = 0; b < d.bodies; ++b)
+                    rec.bodyVelocity.push_back(Spatial{{Real(u(6 * b)), Real(u(6 * b + 1)), Real(u(6 * b + 2))},
+                                                       {Real(u(6 * b + 3)), Real(u(6 * b + 4)), Real(u(6 * b + 5))}});
                 res.trace.push_back(std::move(rec));
             }
             if (it.alpha >= 1) break;           // the round is complete

@@ -57,6 +57,7 @@ struct ImpactInterval {
     std::vector<int> state;                 // (points) SlipState
     std::vector<Vec3> impulse;              // (points) accumulated (x, y, z) after the interval, N s
     std::vector<Vec3> velocity;             // (points) (x, y, z) after the interval, m/s
+    std::vector<Spatial> bodyVelocity;      // (bodies) u + M^-1 G^T pi_total after the interval
 };
 
 struct ImpactResult {

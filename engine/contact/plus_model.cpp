@@ -36,6 +36,9 @@ namespace {
 // The report of the last preSolve on this thread, read back by storeResults of the same
 // substep (both run on the stepping thread, one after the other, World::substep).
 thread_local PlusStepReport tLastReport;
+thread_local bool tRecordImpacts = false;
+thread_local std::vector<PlusImpactRecord> tImpactRecords;
+thread_local long long tImpactSerial = 0;
 
 Vec3 pointVelocity(const State& st, int body, Vec3 p) {
     if (body < 0) return Vec3{0, 0, 0};
@@ -61,6 +64,9 @@ Real minRestitution(const Model& model, const PlusSettings& s, int a, int b) {
 }  // namespace
 
 const PlusStepReport& plusLastStepReport() { return tLastReport; }
+void plusSetImpactRecording(bool on) { tRecordImpacts = on; }
+const std::vector<PlusImpactRecord>& plusRecordedImpacts() { return tImpactRecords; }
+long long plusRecordedImpactSerial() { return tImpactSerial; }
 
 void plusPreSolve(const ContactStageInput& in, BodyVelocities& bodies) {
     auto t0 = std::chrono::steady_clock::now();
@@ -176,7 +182,7 @@ void plusPreSolve(const ContactStageInput& in, BodyVelocities& bodies) {
             bil.jacobianB = jointRows.jacobianB[r];
             prob.bilateral.push_back(bil);
         }
-        ImpactResult res = solvePlusImpact(prob, s, false);
+        ImpactResult res = solvePlusImpact(prob, s, tRecordImpacts);
         for (size_t k = 0; k < global.size(); ++k) {
             bodies.unconstrained[global[k]].lin += res.deltaVelocity[k].lin;
             bodies.unconstrained[global[k]].ang += res.deltaVelocity[k].ang;
@@ -195,6 +201,20 @@ void plusPreSolve(const ContactStageInput& in, BodyVelocities& bodies) {
             pr.rounds = res.rounds;
             pr.impulse = res.impulse[k].x * q.t1 + res.impulse[k].y * q.t2 + res.impulse[k].z * q.normal;
             report.points.push_back(pr);
+        }
+        if (tRecordImpacts) {
+            if (id == 0) {
+                tImpactRecords.clear();
+                ++tImpactSerial;
+            }
+            PlusImpactRecord rec;
+            rec.time = st.time;
+            rec.bodies = global;
+            for (int b : global) rec.bodyPosition.push_back(st.pos[b]);
+            for (int k : contactOf) rec.contacts.push_back(in.potential[k]);
+            rec.problem = std::move(prob);
+            rec.result = std::move(res);
+            tImpactRecords.push_back(std::move(rec));
         }
     }
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -222,6 +242,7 @@ void drawPlusAnnotations(const std::vector<Contact>& contacts, DebugDraw& draw) 
     static const char* kPhase[] = {"compressing", "expanding", "observing"};
     static const char* kState[] = {"sliding", "rolling", "impending slip", "-"};
     const Color colors[3] = {{1.0f, 0.3f, 0.2f, 1}, {0.2f, 0.8f, 1.0f, 1}, {0.7f, 0.7f, 0.7f, 1}};
+    if (!draw.flags.constraintGroups) return;   // the model's own layer (debug_draw.h), as PEG's
     for (const Contact& c : contacts) {
         if (c.impactPhase < 0) continue;
         Vec3 p = c.geometry.pointB;

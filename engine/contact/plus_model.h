@@ -33,4 +33,22 @@ void drawPlusAnnotations(const std::vector<Contact>& contacts, DebugDraw& draw);
 // The report of the last PLUS preSolve run on the calling thread.
 const PlusStepReport& plusLastStepReport();
 
+// One resolved impact with its per-interval trace, for the app's slow-motion replay and round
+// timeline ([PLUS] table 2). Configuration and time are frozen during the impact.
+struct PlusImpactRecord {
+    Real time = 0;                         // s, state time of the impact
+    std::vector<int> bodies;               // (problem bodies) world body index
+    std::vector<Vec3> bodyPosition;        // (problem bodies) centre of mass, world
+    std::vector<PotentialContact> contacts;   // (points) the feature pairs (world bodies, points)
+    ImpactProblem problem;                 // frames, lever arms, velocities before the impact
+    ImpactResult result;                   // trace filled
+};
+
+// Recording of impacts with their traces, per thread like the step report; off by default (the
+// trace copies every point's state per interval). The records are those of the last substep
+// that resolved an impact; the serial changes whenever they are replaced.
+void plusSetImpactRecording(bool on);
+const std::vector<PlusImpactRecord>& plusRecordedImpacts();
+long long plusRecordedImpactSerial();
+
 }  // namespace cs
