@@ -91,6 +91,10 @@ void plotWidget(const char* id, const std::vector<PlotSeries>& series, const Plo
         if (pts.size() == 1) dl->AddCircleFilled(pts[0], 2.5f, s.color);
         else if (pts.size() > 1) dl->AddPolyline(pts.data(), (int)pts.size(), s.color, 0, 1.5f);
     }
+    if (options.markerX >= 0 && options.markerX >= xMin && options.markerX <= xMax) {
+        float sx = a.x + (options.markerX - xMin) / (xMax - xMin) * (b.x - a.x);
+        dl->AddLine(ImVec2(sx, a.y), ImVec2(sx, b.y), IM_COL32(255, 255, 255, 200), 1.5f);
+    }
     dl->PopClipRect();
 
     if (options.legend && series.size() <= 12) {
@@ -98,7 +102,7 @@ void plotWidget(const char* id, const std::vector<PlotSeries>& series, const Plo
         for (const PlotSeries& s : series) {
             if (s.name.empty()) continue;
             ImVec2 ts = ImGui::CalcTextSize(s.name.c_str());
-            float x = b.x - ts.x - 4;
+            float x = options.legendLeft ? a.x + 16 : b.x - ts.x - 4;
             dl->AddRectFilled(ImVec2(x - 12, y + 4), ImVec2(x - 4, y + 10), s.color);
             dl->AddText(ImVec2(x, y), IM_COL32(220, 220, 220, 255), s.name.c_str());
             y += ts.y;

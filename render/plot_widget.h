@@ -23,6 +23,8 @@ struct PlotOptions {
     const char* yFormat = "%.3g";
     float height = 150;
     bool legend = true;
+    bool legendLeft = false;       // legend in the top-left corner (rising curves)
+    float markerX = -1;            // >= 0: a vertical cursor at this x (the impact replay's interval)
 };
 
 // Draws the plot into the current ImGui window at the cursor, full available width.

@@ -2,7 +2,10 @@
 # GUI smoke test (ctest gui_smoke): runs the sandbox for 90 frames on friction_ramp with a scripted
 # drag, takes a screenshot, and checks from the PNG's pixels (cs_png_check) that the bodies, the
 # contact markers and the UI were drawn, and from the app's drag reports that the dragged body
-# moved toward the cursor. Also checks the error paths: no display, a bad scene file.
+# moved toward the cursor. Then opens the PLUS impact replay on newtons_cradle, steps it interval
+# by interval and checks its reports against [PLUS] table 2 (five rounds, the phase of every
+# pair in every round) and the conservation of momentum and energy. Also checks the error paths:
+# no display, a bad scene file.
 #
 # It runs under Xvfb when xvfb-run is installed, else offscreen through EGL (--headless); it
 # exits 77 (ctest SKIP) only when neither can give an OpenGL 3.3 context.
@@ -89,4 +92,74 @@ awk -v a="$first" -v b="$last" 'function vec(s, key, v,   m) {
         if (d0 < 0.2) { print "gui_smoke: FAIL: the cursor target hardly moved"; exit 1 }
         if (!(d1 < 0.5 * d0) || moved < 0.1) { print "gui_smoke: FAIL: the dragged body did not follow the cursor"; exit 1 }
     }' || exit 1
+# ---- the PLUS impact replay on newtons_cradle ([PLUS] example 3, table 2) -------------------
+# The window pauses the simulation at the impact; the script steps the replay interval by
+# interval and prints a report per index (impact_replay.h): rounds, intervals, the round shown,
+# per point its phase (C/E/O) and slip state, and the balls' total momentum and kinetic energy.
+cat >"$OUT/impact.script" <<'SCRIPT'
+0 show impact on
+0 show legend off
+30 impact report        # paused at the impact: index 0, before it
+31 impact step
+31 impact report
+32 impact step
+32 impact report
+33 impact step
+33 impact report
+34 impact step
+34 impact report
+35 impact step
+35 impact report
+36 impact index end
+36 impact report
+SCRIPT
+IARGS=(gui newtons_cradle --model plus --script "$OUT/impact.script" --frames 40 --screenshot "$OUT/impact.png" --size 1280x720)
+rm -f "$OUT/impact.png"
+if [ $MODE = xvfb ]; then
+    xvfb-run -a -s "-screen 0 1280x720x24" "$SANDBOX" "${IARGS[@]}" >"$OUT/impact.log" 2>&1 || { cat "$OUT/impact.log"; fail "impact replay run failed"; }
+else
+    "$SANDBOX" "${IARGS[@]}" --headless >"$OUT/impact.log" 2>&1 || { cat "$OUT/impact.log"; fail "impact replay run failed"; }
+fi
+grep '^impact-report' "$OUT/impact.log"
+[ "$(grep -c '^impact-report copy=' "$OUT/impact.log")" -eq 7 ] || fail "impact replay: expected 7 reports of a captured impact"
+# Table 2: five rounds; in round j the pair (ball_{j-1}, ball_j) compresses, the pair before it
+# expands, the others observe. Total momentum stays -2 kg m/s at every interval (no external
+# impulse), and the kinetic energy is 2 J before and after the impact (COR 1).
+awk 'function field(k,   i, kv) { for (i = 2; i <= NF; ++i) { split($i, kv, "="); if (kv[1] == k) return kv[2] } return "" }
+    /^impact-report copy=/ {
+        ++n; rounds = field("rounds"); intervals = field("intervals"); index_ = field("index"); round = field("round")
+        if (rounds != 5) { printf "gui_smoke: FAIL: %d rounds, table 2 has 5\n", rounds; bad = 1 }
+        if (intervals < 5) { printf "gui_smoke: FAIL: %d intervals (< 5)\n", intervals; bad = 1 }
+        if (field("points") != 4) { printf "gui_smoke: FAIL: %s points, expected the 4 touching pairs\n", field("points"); bad = 1 }
+        split(field("momentum"), p, ",")
+        if (p[1] + 2 > 1e-6 || p[1] + 2 < -1e-6) { printf "gui_smoke: FAIL: momentum %s at index %d\n", p[1], index_; bad = 1 }
+        e = field("energy")
+        if ((index_ == 0 || index_ == intervals) && (e - 2 > 1e-6 || e - 2 < -1e-6)) { printf "gui_smoke: FAIL: kinetic energy %s J at index %d\n", e, index_; bad = 1 }
+        if (index_ > 0) seen[index_] = 1
+        if (index_ < 1) next
+        for (i = 2; i <= NF; ++i) {
+            if ($i !~ /^ball_[0-9]\|ball_[0-9]=/) continue
+            a = substr($i, 6, 1) + 0; b = substr($i, 13, 1) + 0; lo = a < b ? a : b
+            ph = substr($i, index($i, "=") + 1, 1)
+            want = lo == round - 1 ? "C" : (lo == round - 2 ? "E" : "O")
+            if (ph != want) { printf "gui_smoke: FAIL: round %d: %s is %s, table 2 says %s\n", round, $i, ph, want; bad = 1 }
+            ++checked
+        }
+        if (index_ == intervals) last = round
+    }
+    END {
+        if (checked < 20) { printf "gui_smoke: FAIL: only %d point phases checked\n", checked; exit 1 }
+        if (last != 5) { printf "gui_smoke: FAIL: the last interval is in round %s, not 5\n", last; exit 1 }
+        if (bad) exit 1
+        printf "gui_smoke: impact replay: 5 rounds, %d point phases match table 2, momentum and energy conserved\n", checked
+    }' "$OUT/impact.log" || exit 1
+[ -s "$OUT/impact.png" ] || fail "no impact screenshot"
+# The round timeline's cells in the phase colours: compressing (1, 0.3, 0.2), expanding (0.2, 0.8, 1).
+"$CHECK" "$OUT/impact.png" --count compressing 255 77 51 2 --count expanding 51 204 255 2 >"$OUT/impact_pixels.txt" ||
+    fail "cannot read the impact screenshot"
+cat "$OUT/impact_pixels.txt"
+comp=$(awk '$1 == "count" && $2 == "compressing" { print $NF }' "$OUT/impact_pixels.txt")
+expd=$(awk '$1 == "count" && $2 == "expanding" { print $NF }' "$OUT/impact_pixels.txt")
+[ "$comp" -ge 500 ] && [ "$expd" -ge 500 ] || fail "impact timeline not drawn: $comp compressing, $expd expanding pixels (< 500)"
+
 echo "gui_smoke: PASS"

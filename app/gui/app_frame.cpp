@@ -42,6 +42,9 @@ bool SandboxApp::init(GlContext* gl, std::string* error) {
         return false;
     }
     sceneList_ = listScenes();
+    // PLUS keeps its impacts' per-interval traces for the replay window (impact_replay.h).
+    plusSetImpactRecording(true);
+    impact.clear();
     return true;
 }
 
@@ -64,7 +67,7 @@ void SandboxApp::layoutViewports() {
     panelWidth_ = std::min(340.f, 0.4f * float(fbWidth_));
     int x0 = view.settingsPanel ? int(panelWidth_) : 0;
     // The comparison table sits under the viewports.
-    int y0 = copyCount() > 1 ? 34 + 21 * copyCount() : 0;
+    int y0 = (copyCount() > 1 ? 34 + 21 * copyCount() : 0) + int(impactPanelHeight());
     int w = std::max(1, fbWidth_ - x0), h = std::max(1, fbHeight_ - y0);
     viewports_.clear();
     int n = std::max(1, copyCount());
@@ -114,11 +117,23 @@ void SandboxApp::advance(double wallDt) {
             if (dragTrail_.size() > 64) dragTrail_.erase(dragTrail_.begin());
         }
         stepCopies();
+        if (impact.justCaptured) {
+            // An impact to study: pause on it (the replay window shows it).
+            impact.justCaptured = false;
+            if (view.impact && impact.pauseOnImpact) {
+                paused = true;
+                accumulator_ = 0;
+                status = "paused at a PLUS impact (" + std::to_string(impact.rounds()) + " rounds, " +
+                         std::to_string(impact.intervals()) + " intervals)";
+                break;
+            }
+        }
         if (budgeted && std::chrono::steady_clock::now() - start > std::chrono::milliseconds(40)) {
             accumulator_ = 0;
             break;
         }
     }
+    impact.play(wallDt);
     int follow = camera.followBody;
     if (follow >= 0 && follow < copies_[0]->world.model().bodyCount()) {
         Vec3 p = copies_[0]->world.state().pos[follow];
@@ -162,8 +177,14 @@ void SandboxApp::render(double wallDt) {
         if (copyCount() > 1 || !view.shadows) sceneRenderer_.gatherInstances(world, selectedBody);
         sceneRenderer_.render(camera, vp, i);
         debugRenderer_.clear();
-        DebugDraw dd = debugRenderer_.makeDebugDraw(view.draw);
+        // While the replay is shown (paused), its overlay replaces PLUS's own annotations, which
+        // show the end of the impact.
+        bool replay = view.impact && impact.overlay && paused && impact.copy == i && impact.current();
+        DebugDrawFlags flags = view.draw;
+        if (replay) flags.constraintGroups = false;
+        DebugDraw dd = debugRenderer_.makeDebugDraw(flags);
         world.draw(dd);
+        if (replay) drawImpactOverlay();
         // The app's own layer: the drag target the cursor holds, and the followed body.
         if (dragging() && view.draw.dragSpring) debugRenderer_.point(dragTarget_, 9.f, Color{1, 1, 1, 1});
         debugRenderer_.xray = view.xray;

@@ -16,7 +16,7 @@ namespace cs {
 
 namespace {
 
-const char* kVerbs[] = {"cursor", "move", "moveby", "aim", "press", "release", "key", "show", "camera", "report", "screenshot", "quit"};
+const char* kVerbs[] = {"cursor", "move", "moveby", "aim", "press", "release", "key", "show", "camera", "report", "screenshot", "quit", "impact"};
 
 bool* layerFlag(SandboxApp& app, const std::string& name) {
     DebugDrawFlags& f = app.view.draw;
@@ -33,6 +33,7 @@ bool* layerFlag(SandboxApp& app, const std::string& name) {
     if (name == "help") return &app.view.help;
     if (name == "shadows") return &app.view.shadows;
     if (name == "xray") return &app.view.xray;
+    if (name == "impact") return &app.view.impact;
     return nullptr;
 }
 
@@ -43,6 +44,36 @@ int keyCode(const std::string& k) {
     if (k == "minus") return GLFW_KEY_MINUS;
     if (k.size() == 1 && k[0] >= 'a' && k[0] <= 'z') return GLFW_KEY_A + (k[0] - 'a');
     return -1;
+}
+
+// "impact index N|end", "impact step", "impact back", "impact pause on|off", "impact plot
+// impulse normal|tangential", "impact plot velocity tangential|normal", "impact report".
+void runImpactCommand(const ScriptCommand& c, SandboxApp& app) {
+    ImpactReplay& r = app.impact;
+    std::string what = c.args.empty() ? "" : c.args[0];
+    std::string arg = c.args.size() > 1 ? c.args[1] : "";
+    if (what == "index") {
+        r.index = arg == "end" ? r.intervals() : std::clamp(std::atoi(arg.c_str()), 0, r.intervals());
+        r.playing = false;
+        app.paused = true;
+    } else if (what == "step" || what == "back") {
+        r.index = std::clamp(r.index + (what == "step" ? 1 : -1), 0, r.intervals());
+        r.playing = false;
+        app.paused = true;
+    } else if (what == "frame") {
+        app.frameImpact();
+    } else if (what == "pause") {
+        r.pauseOnImpact = arg != "off";
+    } else if (what == "plot") {
+        std::string kind = c.args.size() > 2 ? c.args[2] : "";
+        if (arg == "impulse") r.impulsePlot = kind == "tangential" ? 1 : 0;
+        if (arg == "velocity") r.velocityPlot = kind == "normal" ? 1 : 0;
+    } else if (what == "report") {
+        if (r.copy >= 0 && r.copy < app.copyCount()) std::printf("%s\n", r.report(app.copy(r.copy).world.model()).c_str());
+        else std::printf("impact-report none\n");
+    } else {
+        std::printf("script line %d: unknown impact command '%s'\n", c.line, what.c_str());
+    }
 }
 
 }  // namespace
@@ -145,6 +176,8 @@ void GuiScript::run(int frame, SandboxApp& app) {
         } else if (c.verb == "screenshot") {
             std::string error;
             app.screenshot(c.args.empty() ? "screenshot.png" : c.args[0], &error);
+        } else if (c.verb == "impact") {
+            runImpactCommand(c, app);
         } else if (c.verb == "quit") {
             app.quitRequested = true;
         }

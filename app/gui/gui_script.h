@@ -10,10 +10,16 @@
 //   press left|right [shift]   /   release left|right
 //   key NAME              space, right, r, b, n, f, c, plus, minus, g, h
 //   show LAYER on|off     contacts, normals, cones, forces, penetration, aabbs, frames, joints,
-//                         legend, plots, help, shadows, xray
+//                         legend, plots, help, shadows, xray, impact
 //   camera YAW PITCH DIST [TX TY TZ]   degrees and metres
 //   report                print the drag state: grabbed point, target, force
 //   screenshot FILE       PNG of this frame, UI included
+//   impact index N|end    the PLUS impact replay (show impact on): replay index 0..N
+//   impact step|back      one interval forward / back (pauses the simulation)
+//   impact frame          camera onto the impact
+//   impact pause on|off   pause the simulation when an impact is captured (default on)
+//   impact plot impulse normal|tangential, impact plot velocity tangential|normal
+//   impact report         print "impact-report rounds=R intervals=N index=I ..." (impact_replay.h)
 //   quit
 #pragma once
 

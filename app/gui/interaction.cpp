@@ -219,6 +219,7 @@ void SandboxApp::keyPressed(int key, int mods) {
     case GLFW_KEY_H:
     case GLFW_KEY_F1: view.help = !view.help; break;
     case GLFW_KEY_G: view.plots = !view.plots; break;
+    case GLFW_KEY_I: view.impact = !view.impact; break;
     case GLFW_KEY_ESCAPE:
         selectedBody = -1;
         camera.followBody = -1;

@@ -49,6 +49,7 @@ void SandboxApp::drawPanels() {
     if (view.plots) drawPlotsWindow();
     if (view.help) drawHelpWindow();
     if (view.legend) drawLegend();
+    if (view.impact) drawImpactWindow();
 }
 
 void SandboxApp::drawSettingsPanel() {
@@ -199,6 +200,9 @@ void SandboxApp::drawSettingsPanel() {
         ImGui::Checkbox("plots (G)", &view.plots);
         ImGui::SameLine(170);
         ImGui::Checkbox("help (H)", &view.help);
+        ImGui::Checkbox("PLUS impact replay (I)", &view.impact);
+        helpMarker("The last impact the PLUS model resolved: round timeline ([PLUS] table 2), impulses and velocities "
+                   "per point, and a slow-motion replay interval by interval.");
         ImGui::SliderFloat("force scale (m/N)", &f.forceScale, 1e-4f, 0.1f, "%.4f", ImGuiSliderFlags_Logarithmic);
         ImGui::SliderFloat("normal length (m)", &f.normalLength, 0.02f, 0.5f, "%.2f");
     }

@@ -156,6 +156,7 @@ void SandboxApp::drawHelpWindow() {
         {"P or F12", "screenshot (PNG)"},
         {"M", "start / stop MP4 recording (ffmpeg)"},
         {"G", "plots"},
+        {"I", "PLUS impact replay: round timeline, impulses, slow motion"},
         {"H or F1", "this help"},
         {"Esc", "deselect"},
     };
@@ -174,7 +175,7 @@ void SandboxApp::drawHelpWindow() {
 
 void SandboxApp::drawLegend() {
     // Bottom left of the views, clear of the plots and the selection (right).
-    float bottom = copyCount() > 1 ? float(34 + 21 * copyCount()) : 0.f;
+    float bottom = (copyCount() > 1 ? float(34 + 21 * copyCount()) : 0.f) + impactPanelHeight();
     float left = view.settingsPanel ? panelWidth_ : 0.f;
     ImGui::SetNextWindowPos(ImVec2(left + 10.f, float(fbHeight_) - bottom - 10.f), ImGuiCond_Always, ImVec2(0.f, 1.f));
     ImGui::SetNextWindowBgAlpha(0.6f);

@@ -8,7 +8,8 @@
 //
 // The methods are split by concern: sim_copies.cpp (scene, copies, stepping, statistics),
 // interaction.cpp (mouse, keys, picking, drag, launch), panels.cpp (ImGui windows),
-// app_frame.cpp (rendering a frame, screenshots, recording).
+// app_frame.cpp (rendering a frame, screenshots, recording), impact_panel.cpp (the PLUS impact
+// replay window and its 3D overlay).
 #pragma once
 
 #include <memory>
@@ -18,6 +19,7 @@
 #include <glm/glm.hpp>
 
 #include "app/gui/gui_options.h"
+#include "app/gui/impact_replay.h"
 #include "app/gui/session.h"
 #include "engine/scene/scene_loader.h"
 #include "engine/world.h"
@@ -60,6 +62,7 @@ struct ViewSettings {
     bool plots = false;
     bool settingsPanel = true;         // the left panel (off in headless recordings)
     bool hud = true;                   // labels on each viewport
+    bool impact = false;               // the PLUS impact replay window (impact_panel.cpp)
 };
 
 class SandboxApp {
@@ -117,6 +120,7 @@ public:
     void drawHud();
 
     ViewSettings view;
+    ImpactReplay impact;               // the last PLUS impact, for the replay window
     Camera camera;
     bool paused = false;
     bool stepOnce = false;
@@ -140,6 +144,14 @@ private:
     void drawPlotsWindow();
     void drawHelpWindow();
     void drawLegend();
+    // ---- the PLUS impact replay (impact_panel.cpp) ----
+    float impactPanelHeight() const;   // pixels under the viewports, 0 when the window is closed
+    void drawImpactWindow();
+    void drawImpactTimeline();
+    void drawImpactOverlay();
+public:
+    void frameImpact();                // camera onto the impact's points and bodies
+private:
     void logSettingsChanges();
 
     GuiOptions options_;

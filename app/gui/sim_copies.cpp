@@ -120,6 +120,7 @@ void SandboxApp::setCopies(const std::vector<CopySpec>& specs) {
     }
     tick_ = 0;
     accumulator_ = 0;
+    impact.clear();
     updateStatistics();
 }
 
@@ -133,6 +134,7 @@ void SandboxApp::resetCopies() {
         c->historyEnergy.clear();
     }
     sceneRenderer_.resetModel();
+    impact.clear();
     if (selectedBody >= sceneModel_.bodyCount()) selectedBody = -1;
     if (dragging()) mouseMode_ = MouseMode::None;
     updateStatistics();
@@ -143,10 +145,12 @@ void SandboxApp::stepCopies() {
     while (replaying_ && replayNext_ < replay_.events.size() && replay_.events[replayNext_].step <= tick_)
         applyEvent(replay_.events[replayNext_++], true);
     auto t0 = std::chrono::steady_clock::now();
-    for (auto& c : copies_) {
+    for (size_t i = 0; i < copies_.size(); ++i) {
+        SimCopy* c = copies_[i].get();
         auto s0 = std::chrono::steady_clock::now();
         c->world.step();
         c->stepMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s0).count();
+        if (c->world.settings.solver.contactModel == ContactModelType::PLUS) impact.capture(int(i), tick_);
         if (c->world.lastStepFailed()) status = c->label + ": " + c->world.lastError();
     }
     stepWallMs_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
