@@ -42,6 +42,8 @@ struct ExperimentOptions {
     double dtMin = 0.001, dtMax = 0.05;
     double duration = -1;         // < 0: the scene's
     double trapDt = 0.01;
+    double marginSpeed = 0;       // > 0: contact margin = scene margin + marginSpeed * h (m/s)
+    double motionScale = -1;      // >= 0: PegSettings::motionScale
     std::string outDir = "docs";
     std::vector<ContactModelType> models{ContactModelType::Standard, ContactModelType::PEG};
 };
@@ -103,6 +105,11 @@ bool runOne(const ExperimentOptions& o, ContactModelType model, int seed, double
     settings.dt = Real(dt);
     settings.substeps = 1;
     settings.solver.contactModel = model;
+    // Large steps: bodies move farther per step than the contact margin, so the narrow phase
+    // misses contacts whatever the model. --margin-speed grows the margin with the step (both
+    // models alike); --motion-scale widens PEG's feasibility distances with each pair's motion.
+    if (o.marginSpeed > 0) settings.contactMargin += Real(o.marginSpeed * dt);
+    if (o.motionScale >= 0) settings.solver.peg.motionScale = Real(o.motionScale);
     World w(m, settings);
     const double duration = o.duration > 0 ? o.duration : double(info.duration);
     const int steps = int(std::lround(duration / dt));
@@ -158,6 +165,7 @@ void usage() {
     std::fprintf(stderr,
                  "usage: sandbox experiment pour3d|pour2d [--seeds N] [--seed-first S] [--dts K] [--dt-min S] [--dt-max S]\n"
                  "         [--duration S] [--models standard,peg] [--trap-dt S] [--out DIR]\n"
+                 "         [--margin-speed V] [--motion-scale S]\n"
                  "  [PEG] section 6: N seeds x K step sizes (log-spaced, default 10 x 16 from 0.001 to 0.05 s)\n");
 }
 
@@ -183,6 +191,8 @@ int runExperiment(int argc, char** argv) {
         else if (a == "--dt-max") o.dtMax = std::atof(next());
         else if (a == "--duration") o.duration = std::atof(next());
         else if (a == "--trap-dt") o.trapDt = std::atof(next());
+        else if (a == "--margin-speed") o.marginSpeed = std::atof(next());
+        else if (a == "--motion-scale") o.motionScale = std::atof(next());
         else if (a == "--out") o.outDir = next();
         else if (a == "--models") {
             if (!parseModels(next(), o.models)) { usage(); return 2; }

@@ -28,6 +28,8 @@ struct PegSettings {
     Real trapTolerance = Real(1e-6); // m: a secondary gap below -this while the group's max is >= 0
                                      //   counts as an SM trap (the standard model would push)
     bool vertexVertex = true;        // form the vertex-vertex X-constraints of eq. 38 (peg_model.cpp)
+    Real motionScale = Real(0);      // widen delta and eps by this times the pair's reach within the
+                                     //   step (|v_rel| h + ...; peg_model.cpp motionReach); 0: off
 };
 
 struct SolverSettings {

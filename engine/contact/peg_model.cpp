@@ -144,6 +144,29 @@ int pushSynthetic(const PotentialContact& model, PotentialContact c, const Conta
     return int(in.potential.size() + tSynthetic.size() - 1);
 }
 
+// How far the two bodies' surfaces can approach each other within the step, bounded from the
+// start-of-step velocities: |v_A - v_B| + |g| h + |w_A| R_A + |w_B| R_B (R the shapes' bounding
+// radii), times h. [PEG] section 4 defines feasibility as "the contact could occur within the
+// step"; fixed distances (delta, eps) say so only while bodies move less than them per step.
+// PegSettings::motionScale (0: off) widens delta and eps by motionScale times this reach, so
+// that at large steps PEG neither drops the edge pairs nor misjudges the primaries that a
+// margin grown with the step (the world's contactMargin) lets the narrow phase report.
+Real motionReach(const ContactStageInput& in, const PotentialContact& c0, const PolytopeView& A, const PolytopeView& B) {
+    const Real scale = in.settings.solver.peg.motionScale;
+    if (!(scale > 0)) return 0;
+    Vec3 va{0, 0, 0}, vb{0, 0, 0};
+    Real spin = 0;
+    if (c0.bodyA >= 0 && !in.model.isStatic(c0.bodyA)) {
+        va = in.state.linVel[c0.bodyA];
+        spin += length(in.state.angVel[c0.bodyA]) * A.boundingRadius;
+    }
+    if (c0.bodyB >= 0 && !in.model.isStatic(c0.bodyB)) {
+        vb = in.state.linVel[c0.bodyB];
+        spin += length(in.state.angVel[c0.bodyB]) * B.boundingRadius;
+    }
+    return scale * in.h * (length(va - vb) + length(in.settings.gravity) * in.h + spin);
+}
+
 // The faces around vertex v of P (each once).
 void facesAt(const PolytopeView& P, int v, std::vector<int>& out) {
     out.clear();
@@ -179,6 +202,7 @@ void addVertexVertexConstraints(const ContactStageInput& in, ConstraintRows& row
                                 size_t synthFirst) {
     const PegSettings& peg = in.settings.solver.peg;
     const Real margin = in.settings.contactMargin;
+    const Real edgeEps = peg.edgeEps + motionReach(in, c0, A, B);
     thread_local std::vector<int> members, faces;
     for (int va = 0; va < A.vertexCount; ++va) {
         for (int vb = 0; vb < B.vertexCount; ++vb) {
@@ -201,7 +225,7 @@ void addVertexVertexConstraints(const ContactStageInput& in, ConstraintRows& row
                     Real score = edgeEdgeApplicability(ea, eb, n), flipped = edgeEdgeApplicability(ea, eb, -n);
                     if (flipped > score) { n = -n; score = flipped; }
                     if (!pegApplicable(score, peg.epsTheta)) continue;
-                    if (pegEdgeEdgeFeasibility(pa, pa + da, pb, pb + db, peg.edgeEps) < 0) continue;
+                    if (pegEdgeEdgeFeasibility(pa, pa + da, pb, pb + db, edgeEps) < 0) continue;
                     const Vec3 qa = pa + u * da, qb = pb + w * db;
                     const Real gap = dot(qa - qb, n);
                     if (gap > margin || gap < -Real(0.1)) continue;
@@ -256,6 +280,8 @@ void buildPolytopePair(const ContactStageInput& in, ConstraintRows& rows, size_t
     wb.assign(in.model.polytopes[in.model.shapePolytope[c0.shapeB]], shapeWorldTransform(in.model, in.state, c0.shapeB));
     const PolytopeView A = wa.view(), B = wb.view();
     const Real tanPhi = std::tan(peg.feasibleAngle);
+    const Real reach = motionReach(in, c0, A, B);
+    const Real feasibleDelta = peg.feasibleDelta + reach, edgeEps = peg.edgeEps + reach;
 
     const size_t synthFirst = tSynthetic.size();
 
@@ -296,7 +322,7 @@ void buildPolytopePair(const ContactStageInput& in, ConstraintRows& rows, size_t
             const int v = vertexOf(c), f = faceOf(c);
             Vec3 eta = Q.faces[f].normal;
             bool ok = pegApplicable(pegVertexFaceApplicability(P, v, eta), peg.epsTheta) &&
-                      pegVertexFaceFeasibility(Q, f, P.vertices[v], tanPhi, peg.feasibleDelta) >= 0;
+                      pegVertexFaceFeasibility(Q, f, P.vertices[v], tanPhi, feasibleDelta) >= 0;
             if (bestAny < 0 || c.gap > in.potential[bestAny].gap) bestAny = order[k];
             if (ok && (best < 0 || c.gap > in.potential[best].gap)) best = order[k];
         }
@@ -338,7 +364,7 @@ void buildPolytopePair(const ContactStageInput& in, ConstraintRows& rows, size_t
             const PolytopeView& Q = eg.side == 0 ? B : A;
             Vec3 a0 = A.vertices[ea.tail], a1 = A.vertices[ea.head], b0 = B.vertices[eb.tail], b1 = B.vertices[eb.head];
             if (!pegApplicable(pegEdgeEdgeApplicability(ea, a1 - a0, eb, b1 - b0), peg.epsTheta)) continue;
-            if (pegEdgeEdgeFeasibility(a0, a1, b0, b1, peg.edgeEps) < 0) continue;
+            if (pegEdgeEdgeFeasibility(a0, a1, b0, b1, edgeEps) < 0) continue;
             Vec3 d = P.vertices[ev.tail == eg.vertex ? ev.head : ev.tail] - P.vertices[eg.vertex];
             int k = pegEdgeOrientationFace(d, Q.faces[eg.face[0]].normal, Q.faces[eg.face[1]].normal);
             xSecondary.push_back(eg.contact[k]);
@@ -349,7 +375,7 @@ void buildPolytopePair(const ContactStageInput& in, ConstraintRows& rows, size_t
             // along the line normal; measured on pour3d (h = 1 ms), a pair at -4.6 cm whose
             // bodies did not overlap at all was pushed apart at 46 m/s by the psi/h term.
             Vec3 a0 = A.vertices[ea.tail], a1 = A.vertices[ea.head], b0 = B.vertices[eb.tail], b1 = B.vertices[eb.head];
-            if (pegEdgeEdgeFeasibility(a0, a1, b0, b1, peg.edgeEps) >= 0) single.push_back((int)i);
+            if (pegEdgeEdgeFeasibility(a0, a1, b0, b1, edgeEps) >= 0) single.push_back((int)i);
         } else {
             addConstraint(in, rows, (int)i, xSecondary.data(), (int)xSecondary.size());
             used[i - first] = 1;

@@ -52,6 +52,7 @@ namespace scene {
 
 void readPlusSettings(JsonObject& obj, PlusSettings& p);
 void readCompliantSettings(JsonObject& obj, CompliantSettings& c);
+void readPegSettings(JsonObject& obj, PegSettings& p);
 
 void readSettings(JsonObject& obj, WorldSettings& w) {
     SolverSettings& s = w.solver;
@@ -87,6 +88,10 @@ void readSettings(JsonObject& obj, WorldSettings& w) {
         JsonObject c = obj.object("compliant");
         readCompliantSettings(c, w.compliant);
     }
+    if (obj.has("peg")) {
+        JsonObject p = obj.object("peg");
+        readPegSettings(p, s.peg);
+    }
     obj.finish();
 }
 
@@ -100,6 +105,21 @@ void readPlusSettings(JsonObject& obj, PlusSettings& p) {
     p.maxDirectionChange = obj.positive("max_direction_change", p.maxDirectionChange);
     if (p.maxDirectionChange >= Real(1.5)) obj.fail("max_direction_change", "must lie below pi/2 (radians)");
     p.proximityTolerance = obj.nonNegative("proximity_tolerance", p.proximityTolerance);
+    obj.finish();
+}
+
+// "settings": {"peg": {...}}: PEG's relaxations ([PEG] section 4) and options
+// (engine/contact/peg_model.cpp; PegSettings in engine/world.h).
+void readPegSettings(JsonObject& obj, PegSettings& p) {
+    p.epsTheta = obj.nonNegative("eps_theta", p.epsTheta);
+    if (p.epsTheta > 2) obj.fail("eps_theta", "must lie in [0, 2] (cosine units)");
+    p.feasibleAngle = obj.nonNegative("feasible_angle", p.feasibleAngle);
+    if (p.feasibleAngle >= Real(1.5)) obj.fail("feasible_angle", "must lie below pi/2 (radians)");
+    p.feasibleDelta = obj.nonNegative("feasible_delta", p.feasibleDelta);
+    p.edgeEps = obj.nonNegative("edge_eps", p.edgeEps);
+    p.trapTolerance = obj.nonNegative("trap_tolerance", p.trapTolerance);
+    p.vertexVertex = obj.flag("vertex_vertex", p.vertexVertex);
+    p.motionScale = obj.nonNegative("motion_scale", p.motionScale);
     obj.finish();
 }
 
