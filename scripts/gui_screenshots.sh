@@ -3,6 +3,8 @@
 #   docs/gui_default.png      the default scene with contact points, normals and friction cones
 #   docs/gui_compare.png      heavy_stack side by side: standard/pcr against standard/jacobi
 #   docs/gui_convergence.png  the plots window: residual against iteration for the last solve
+#   docs/gui_plus_replay.png  the PLUS impact replay on newtons_cradle (round 3 of table 2's five)
+#   docs/gui_plus_replay_brick.png  the replay of [PLUS] example 1 (brick_impact), mid-impact
 #   usage: scripts/gui_screenshots.sh [SANDBOX]   (default build/sandbox)
 set -eu
 SANDBOX=${1:-build/sandbox}
@@ -34,3 +36,34 @@ cat >"$TMP/plots.script" <<'S'
 S
 "$SANDBOX" gui card_house --headless --shadows --script "$TMP/plots.script" --frames 40 \
     --screenshot "$ROOT/docs/gui_convergence.png"
+
+# The PLUS impact replay, under Xvfb when it is installed (a window, as a user sees it), else
+# offscreen. The simulation pauses at the impact; the script frames it and picks an interval.
+gui() {
+    if command -v xvfb-run >/dev/null 2>&1; then
+        xvfb-run -a -s "-screen 0 1280x720x24" "$SANDBOX" gui "$@" --shadows
+    else
+        "$SANDBOX" gui "$@" --headless --shadows
+    fi
+}
+cat >"$TMP/cradle.script" <<'S'
+0 show impact on
+0 show legend off
+0 show shadows on
+20 impact frame
+20 impact plot velocity normal
+20 impact index 3
+S
+gui newtons_cradle --model plus --script "$TMP/cradle.script" --frames 24 --size 1280x720 \
+    --screenshot "$ROOT/docs/gui_plus_replay.png"
+
+cat >"$TMP/brick.script" <<'S'
+0 show impact on
+0 show legend off
+0 show shadows on
+0 camera -35 18 3 0 0 0.3
+10 impact frame
+10 impact index 70
+S
+gui brick_impact --model plus --script "$TMP/brick.script" --frames 14 --size 1280x720 \
+    --screenshot "$ROOT/docs/gui_plus_replay_brick.png"

@@ -162,7 +162,8 @@ void SandboxApp::drawImpactWindow() {
         ImGui::Checkbox("pause", &r.pauseOnImpact);
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("Pause the simulation when the next impact is resolved.");
         ImGui::SetNextItemWidth(120);
-        ImGui::SliderFloat("arrow length (m)", &r.arrowLength, 0.05f, 2.f, "%.2f", ImGuiSliderFlags_Logarithmic);
+        if (ImGui::SliderFloat("arrow length (m)", &r.arrowLength, 0.05f, 2.f, "%.2f", ImGuiSliderFlags_Logarithmic))
+            r.autoArrowLength = false;
         // Colour key: phase (point markers, timeline cells) and slip state (arrows, stripes).
         ImGui::BeginGroup();
         for (int p = 0; p < 3; ++p) swatch(kPhaseColors[p], impactPhaseName(p));
@@ -233,15 +234,29 @@ void SandboxApp::drawImpactTimeline() {
     ImVec2 p0 = ImGui::GetCursorScreenPos();
     float width = std::max(100.f, ImGui::GetContentRegionAvail().x);
     float plotW = width - labelW;
+    // Column boundaries xs[0..n]: every round gets at least minRound pixels (a one-interval
+    // expansion next to a 124-interval compression stays visible), the rest in proportion to
+    // its intervals.
+    const int roundCount = std::max(1, r.rounds());
+    const float minRound = std::min(24.f, plotW / float(roundCount));
+    std::vector<float> xs(n + 1, p0.x + labelW);
+    for (int i = 0, start = 0; i < n; ++i) {
+        if (i + 1 < n && rec->result.trace[i + 1].round == rec->result.trace[start].round) continue;
+        int count = i + 1 - start;   // intervals start..i form one round
+        float w = minRound + (plotW - minRound * float(roundCount)) * float(count) / float(n);
+        for (int j = 1; j <= count; ++j) xs[start + j] = xs[start] + w * float(j) / float(count);
+        start = i + 1;
+    }
+    auto cellX = [&](int interval) { return xs[std::clamp(interval, 0, n)]; };
     ImGui::InvisibleButton("timeline", ImVec2(width, barH + rowH * shownRows + 4));
     if (ImGui::IsItemActive() && n > 0) {
-        float x = ImGui::GetIO().MousePos.x - (p0.x + labelW);
-        r.index = std::clamp(int(std::floor(x / plotW * n)) + 1, 0, n);
+        float x = ImGui::GetIO().MousePos.x;
+        int i = 1;
+        while (i < n && x >= xs[i]) ++i;   // the interval whose column holds x
+        r.index = x < xs[0] ? 0 : i;
         r.playing = false;
         paused = true;
     }
-    float cellW = n > 0 ? plotW / float(n) : plotW;
-    auto cellX = [&](int interval) { return p0.x + labelW + cellW * float(interval); };
     // Round bars.
     int start = 0;
     for (int i = 1; i <= n; ++i) {
@@ -265,7 +280,7 @@ void SandboxApp::drawImpactTimeline() {
         dl->PopClipRect();
         for (int i = 0; i < n; ++i) {
             const ImpactInterval& it = rec->result.trace[i];
-            float xa = cellX(i), xb = std::max(cellX(i + 1) - (cellW > 4 ? 1.f : 0.f), xa + 1.f);
+            float xa = cellX(i), w = cellX(i + 1) - xa, xb = std::max(xa + w - (w > 4 ? 1.f : 0.f), xa + 1.f);
             dl->AddRectFilled(ImVec2(xa, y + 1), ImVec2(xb, y + rowH - 4), u32(phaseColor(it.phase[k])));
             if (it.state[k] != int(SlipState::None))
                 dl->AddRectFilled(ImVec2(xa, y + rowH - 4), ImVec2(xb, y + rowH - 1), u32(stateColor(it.state[k])));
@@ -327,10 +342,14 @@ void SandboxApp::frameImpact() {
         hi = Vec3{std::max(hi.x, p.x), std::max(hi.y, p.y), std::max(hi.z, p.z)};
     };
     for (int k = 0; k < impact.points(); ++k) grow(impact.pointWorld(k));
-    for (Vec3 x : rec->bodyPosition) grow(x);
+    for (size_t b = 0; b < rec->bodyPosition.size(); ++b) {
+        Real radius = impact.bodyRadius(int(b));
+        grow(rec->bodyPosition[b] - Vec3{radius, radius, radius});
+        grow(rec->bodyPosition[b] + Vec3{radius, radius, radius});
+    }
     Vec3 c = Real(0.5) * (lo + hi);
     camera.target = glm::vec3(float(c.x), float(c.y), float(c.z));
-    // The box (grown by the arrows) seen along the camera's axes fills about 80% of the first
+    // The box (grown by the arrows) seen along the camera's axes fills about 90% of the first
     // viewport's width or height.
     glm::vec3 f = camera.forward();
     glm::vec3 right = glm::normalize(glm::cross(f, glm::vec3(0, 0, 1))), up = glm::cross(right, f);
@@ -341,11 +360,11 @@ void SandboxApp::frameImpact() {
         w = std::max(w, 2.f * std::fabs(glm::dot(d, right)));
         h = std::max(h, 2.f * std::fabs(glm::dot(d, up)));
     }
-    w += 2.f * impact.arrowLength;
-    h += 2.f * impact.arrowLength;
+    w += impact.arrowLength;
+    h += impact.arrowLength;
     float aspect = viewports_.empty() ? 1.f : viewports_[0].aspect();
     float t = 2.f * std::tan(0.5f * camera.fovY);
-    camera.distance = std::max(0.5f, 1.25f * std::max(w / (t * aspect), h / t));
+    camera.distance = std::max(0.5f, 1.1f * std::max(w / (t * aspect), h / t));
     camera.followBody = -1;
 }
 

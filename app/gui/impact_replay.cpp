@@ -43,7 +43,22 @@ bool ImpactReplay::capture(int copyIndex, long long appTick) {
     playing = false;
     playClock = 0;
     justCaptured = true;
+    if (autoArrowLength) {
+        Real size = 0;
+        for (size_t b = 0; b < current()->bodies.size(); ++b) size = std::max(size, bodyRadius(int(b)));
+        arrowLength = std::clamp(float(1.4 * size), 0.1f, 1.0f);
+    }
     return true;
+}
+
+Real ImpactReplay::bodyRadius(int b) const {
+    const PlusImpactRecord* r = current();
+    Real radius = 0;
+    for (int k = 0; k < points(); ++k) {
+        const ImpactPoint& q = r->problem.points[k];
+        if (q.bodyA == b || q.bodyB == b) radius = std::max(radius, length(pointWorld(k) - r->bodyPosition[b]));
+    }
+    return radius;
 }
 
 const PlusImpactRecord* ImpactReplay::current() const {

@@ -35,6 +35,7 @@ struct ImpactReplay {
     bool pauseOnImpact = true;         // pause the simulation when an impact is captured
     bool overlay = true;               // arrows and colours in the 3D view (when paused)
     float arrowLength = 0.35f;         // m: the longest impulse / velocity arrow of the impact
+    bool autoArrowLength = true;       // set from the bodies' size on capture until the user sets it
     int impulsePlot = 0;               // 0 normal pi_z, 1 tangential |pi_xy|
     int velocityPlot = 0;              // 0 tangential |v_xy|, 1 normal v_z
     bool justCaptured = false;         // set by capture(); the frame loop pauses on it
@@ -59,6 +60,9 @@ struct ImpactReplay {
     Vec3 toWorld(int k, Vec3 local) const;
     bool flipped(int k) const;         // A is fixed for the impact and B is not
     Vec3 pointWorld(int k) const;            // contact point, midway between the features
+    // Size of the impact's bodies: the largest distance from a body's centre of mass to one of
+    // its points (m); frames the camera and scales the arrows.
+    Real bodyRadius(int problemBody) const;
 
     // Advances a playing replay by wallDt seconds; stops at N.
     void play(double wallDt);
