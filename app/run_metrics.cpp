@@ -12,6 +12,18 @@
 
 #include "engine/geometry/overlap_volume.h"
 
+namespace {
+#if defined(__AVX512F__)
+constexpr const char* kCpuIsa = "avx512";
+#elif defined(__AVX2__)
+constexpr const char* kCpuIsa = "avx2";
+#elif defined(__AVX__)
+constexpr const char* kCpuIsa = "avx";
+#else
+constexpr const char* kCpuIsa = "baseline";
+#endif
+}  // namespace
+
 namespace cs {
 
 namespace {
@@ -144,6 +156,7 @@ std::string summaryJson(const RunSummary& s) {
     j["ncp"] = s.ncp;
     j["backend"] = s.backend;
     j["precision"] = s.precision;
+    j["cpu_isa"] = kCpuIsa;   // what the C++ code was compiled for (CMake option CS_NATIVE_ARCH)
     j["dt"] = s.dt;
     j["substeps"] = s.substeps;
     j["steps"] = s.steps;

@@ -39,6 +39,13 @@ struct TestSystem {
     std::vector<Real> compliance;
     std::vector<int> colourStart, colourRows;
     std::vector<Spatial> invMassJacA, invMassJacB;  // optional H^-1 J^T per row
+    std::vector<int> runStart;                      // optional runs of rows on one body pair
+    int runCount = 0;
+
+    void findRowRuns() {
+        runStart.assign(size_t(rows()) + 1, 0);
+        runCount = findRuns(rows(), bodyA.data(), bodyB.data(), runStart.data());
+    }
 
     int rows() const { return int(bodyA.size()); }
 
@@ -60,7 +67,7 @@ struct TestSystem {
         }
     }
 
-    RowSystemView view(bool coloured = false, bool precomputed = false) const {
+    RowSystemView view(bool coloured = false, bool precomputed = false, bool runs = false) const {
         RowSystemView v;
         v.rowCount = rows();
         v.bodyCount = bodies;
@@ -74,6 +81,10 @@ struct TestSystem {
         if (precomputed) {
             v.invMassJacobianA = invMassJacA.data();
             v.invMassJacobianB = invMassJacB.data();
+        }
+        if (runs) {
+            v.runCount = runCount;
+            v.runStart = runStart.data();
         }
         if (coloured) {
             v.colourCount = int(colourStart.size()) - 1;
@@ -252,6 +263,34 @@ TEST_CASE("linear solvers: applySystem equals the dense J H^-1 J^T + C") {
                 applySystem(s.view(coloured, precomputed), x.data(), y.data(), scratch);
                 CHECK((toEigen(y) - ref).norm() <= 100 * std::numeric_limits<Real>::epsilon() * ref.norm());
             }
+        // Runs: the same rows sorted by body pair, so that consecutive rows share their bodies
+        // (as a contact's normal and friction rows do); every split into runs gives A x.
+        std::vector<int> order(size_t(s.rows()));
+        for (int i = 0; i < s.rows(); ++i) order[size_t(i)] = i;
+        std::stable_sort(order.begin(), order.end(), [&](int i, int j) {
+            return std::pair(s.bodyA[size_t(i)], s.bodyB[size_t(i)]) < std::pair(s.bodyA[size_t(j)], s.bodyB[size_t(j)]);
+        });
+        TestSystem sorted = s;
+        std::vector<Real> xs(x.size());
+        for (int k = 0; k < s.rows(); ++k) {
+            int i = order[size_t(k)];
+            sorted.bodyA[size_t(k)] = s.bodyA[size_t(i)];
+            sorted.bodyB[size_t(k)] = s.bodyB[size_t(i)];
+            sorted.jacA[size_t(k)] = s.jacA[size_t(i)];
+            sorted.jacB[size_t(k)] = s.jacB[size_t(i)];
+            sorted.compliance[size_t(k)] = s.compliance[size_t(i)];
+            xs[size_t(k)] = x[size_t(i)];
+        }
+        sorted.precomputeInvMassJacobians();
+        sorted.findRowRuns();
+        REQUIRE(sorted.runCount > 0);
+        REQUIRE(sorted.runCount < sorted.rows());   // some runs hold several rows
+        MatX as = sorted.dense();
+        VecX refSorted = as * toEigen(xs);
+        for (bool precomputed : {false, true}) {
+            applySystem(sorted.view(false, precomputed, true), xs.data(), y.data(), scratch);
+            CHECK((toEigen(y) - refSorted).norm() <= 100 * std::numeric_limits<Real>::epsilon() * refSorted.norm());
+        }
         // The diagonal preconditioner is the dense diagonal.
         RowSystemView v = s.view();
         for (int i = 0; i < s.rows(); ++i)
@@ -364,6 +403,15 @@ TEST_CASE("linear solvers: PCG and PCR on a singular PSD system with redundant c
         // A x matches b in the dense product (x itself is one of many solutions).
         CHECK((a * toEigen(x) - bv).norm() <= 10 * kSolveTol * bv.norm());
         for (Real xi : x) CHECK(std::isfinite(xi));
+        // The same solve with the rows split into runs (24 rows per box pair, as the engine's
+        // contact rows come), and with H^-1 J^T precomputed, as the Newton iteration calls it.
+        s.findRowRuns();
+        REQUIRE(s.runCount == 3);
+        s.precomputeInvMassJacobians();
+        std::vector<Real> xr(size_t(s.rows()), 0);
+        res = solveLinear(type, s.view(false, true, true), b.data(), xr.data(), settings, scratch, nullptr);
+        CHECK(res.residual <= kSolveTol * bv.norm());
+        CHECK((a * toEigen(xr) - bv).norm() <= 10 * kSolveTol * bv.norm());
         // Running on past convergence (tolerance 0) must stop cleanly, not blow up.
         LinearSolverSettings longRun;
         longRun.maxIterations = 500;

@@ -15,6 +15,7 @@
 // the caller's: it is cleared and appended to, which allocates only beyond its capacity).
 #include "engine/solver/linear_solvers.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <limits>
@@ -64,6 +65,30 @@ bool hasColours(const RowSystemView& s) {
     return s.colourCount > 0 && s.colourStart != nullptr && s.colourRows != nullptr;
 }
 
+bool hasRuns(const RowSystemView& s) { return s.runCount > 0 && s.runStart != nullptr; }
+
+// Sum over rows [begin, end) of one run of H^-1 J_i^T x_i for the run's two bodies, kept in
+// registers: w is then read and written once per run rather than once per row (row by row,
+// each update waits for the previous store to the same body).
+void scatterRun(const RowSystemView& s, int begin, int end, const Real* x, Spatial* w) {
+    const int a = s.bodyA[begin], b = s.bodyB[begin];
+    const Spatial zero{{0, 0, 0}, {0, 0, 0}};
+    Spatial sa = zero, sb = zero;
+    if (s.invMassJacobianA && s.invMassJacobianB) {
+        for (int i = begin; i < end; ++i) {
+            sa = sa + x[i] * s.invMassJacobianA[i];
+            sb = sb + x[i] * s.invMassJacobianB[i];
+        }
+    } else {
+        for (int i = begin; i < end; ++i) {
+            if (a >= 0) sa = sa + x[i] * applyInvMass(s, a, s.jacobianA[i]);
+            if (b >= 0) sb = sb + x[i] * applyInvMass(s, b, s.jacobianB[i]);
+        }
+    }
+    if (a >= 0) w[a] = w[a] + sa;
+    if (b >= 0) w[b] = w[b] + sb;
+}
+
 // w = H^-1 J^T x (the scatter half of A x, row_system.h).
 void scatterAll(const RowSystemView& s, const Real* x, Spatial* w) {
     const int bodies = s.bodyCount;
@@ -78,9 +103,49 @@ void scatterAll(const RowSystemView& s, const Real* x, Spatial* w) {
                 scatterRow(s, row, x[row], w);
             }
         }
+    } else if (hasRuns(s)) {
+        for (int k = 0; k < s.runCount; ++k) scatterRun(s, s.runStart[k], s.runStart[k + 1], x, w);
     } else {
         for (int i = 0; i < s.rowCount; ++i) scatterRow(s, i, x[i], w);
     }
+}
+
+// y_i = J_i w + C_i x_i (or b_i minus that) over rows [begin, end) that act on bodies a and b,
+// whose w is loaded once; returns the block's y . v (y . y without v).
+template <bool HasB, bool HasV>
+Real gatherSpan(const RowSystemView& s, int begin, int end, int a, int b, const Spatial* w, const Real* x,
+                const Real* rhs, Real* y, const Real* v) {
+    Real sum = 0;
+    const Spatial zero{{0, 0, 0}, {0, 0, 0}};
+    const Spatial wa = a >= 0 ? w[a] : zero, wb = b >= 0 ? w[b] : zero;
+    for (int i = begin; i < end; ++i) {
+        Real ax = s.compliance[i] * x[i];
+        if (a >= 0) ax += dot(s.jacobianA[i], wa);
+        if (b >= 0) ax += dot(s.jacobianB[i], wb);
+        Real yi = HasB ? rhs[i] - ax : ax;
+        y[i] = yi;
+        sum += yi * (HasV ? v[i] : yi);
+    }
+    return sum;
+}
+
+template <bool HasB, bool HasV>
+Real gatherBlock(const RowSystemView& s, int begin, int end, const Spatial* w, const Real* x, const Real* rhs,
+                 Real* y, const Real* v) {
+    Real sum = 0;
+    if (!hasRuns(s)) {
+        for (int i = begin; i < end; ++i)
+            sum += gatherSpan<HasB, HasV>(s, i, i + 1, s.bodyA[i], s.bodyB[i], w, x, rhs, y, v);
+        return sum;
+    }
+    // The run holding row `begin`, then run by run (a run may straddle the block's edges).
+    int k = int(std::upper_bound(s.runStart, s.runStart + s.runCount + 1, begin) - s.runStart) - 1;
+    for (int i = begin; i < end; ++k) {
+        const int stop = std::min(end, s.runStart[k + 1]);
+        sum += gatherSpan<HasB, HasV>(s, i, stop, s.bodyA[i], s.bodyB[i], w, x, rhs, y, v);
+        i = stop;
+    }
+    return sum;
 }
 
 // The gather half: y = J w + C x, or with b given y = b - (J w + C x). Returns y . v, or
@@ -89,14 +154,10 @@ Real gatherAll(const RowSystemView& s, const Spatial* w, const Real* x, const Re
                const Real* v) {
     Real sum[1];
     blockedSums(s.rowCount, sum, [&](int begin, int end, Real* acc) {
-        Real sum = 0;
-        for (int i = begin; i < end; ++i) {
-            Real ax = gatherRow(s, i, w) + s.compliance[i] * x[i];
-            Real yi = b ? b[i] - ax : ax;
-            y[i] = yi;
-            sum += yi * (v ? v[i] : yi);
-        }
-        acc[0] = sum;
+        acc[0] = b ? (v ? gatherBlock<true, true>(s, begin, end, w, x, b, y, v)
+                        : gatherBlock<true, false>(s, begin, end, w, x, b, y, v))
+                   : (v ? gatherBlock<false, true>(s, begin, end, w, x, b, y, v)
+                        : gatherBlock<false, false>(s, begin, end, w, x, b, y, v));
     });
     return sum[0];
 }

@@ -169,6 +169,9 @@ void solveNewton(const SolverSettings& settings, Real h, ConstraintRows& rows, B
     }
     view.invMassJacobianA = s.minvJA.data();
     view.invMassJacobianB = s.minvJB.data();
+    s.runStart.resize(n + 1);
+    view.runCount = findRuns(n, rows.bodyA.data(), rows.bodyB.data(), s.runStart.data());
+    view.runStart = s.runStart.data();
     if (settings.linearSolver == LinearSolverType::GaussSeidel) {
         colourRows(rows, bodies.invMass, s.colourStart, s.colourRows);
         view.colourCount = (int)s.colourStart.size() - 1;

@@ -25,6 +25,7 @@ struct NewtonScratch {
     std::vector<Real> gapRatio;   // (gap members) rho_s, see constraint_rows.h
     std::vector<Spatial> w, minvJA, minvJB;
     std::vector<int> colourStart, colourRows;
+    std::vector<int> runStart;    // rows sharing one body pair, row_system.h
     LinearSolverScratch linear;
 };
 

@@ -37,7 +37,22 @@ struct RowSystemView {
     int colourCount = 0;
     const int* colourStart = nullptr;
     const int* colourRows = nullptr;
+    // Optional runs: rows [runStart[k], runStart[k+1]) share bodyA and bodyB (a contact's normal
+    // and friction rows, all contacts of one body pair). The CPU loops then load and store each
+    // body's w once per run instead of once per row (runCount + 1 entries; nullptr: no runs).
+    int runCount = 0;
+    const int* runStart = nullptr;
 };
+
+// Splits rows into maximal runs of consecutive rows acting on the same two bodies; runStart
+// receives runCount + 1 offsets. Returns runCount.
+inline int findRuns(int rowCount, const int* bodyA, const int* bodyB, int* runStart) {
+    int runs = 0;
+    for (int i = 0; i < rowCount; ++i)
+        if (i == 0 || bodyA[i] != bodyA[i - 1] || bodyB[i] != bodyB[i - 1]) runStart[runs++] = i;
+    runStart[runs] = rowCount;
+    return runs;
+}
 
 // H_b^-1 applied to a spatial impulse.
 CS_HD Spatial applyInvMass(const RowSystemView& s, int body, Spatial f) {
