@@ -129,6 +129,7 @@ void SandboxApp::drawImpactWindow() {
             paused = true;
             r.playing = false;
         }
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("Replay index: 0 is before the impact; keys [ and ] step it.");
         if (ImGui::Button("|<")) r.index = 0, r.playing = false;
         ImGui::SameLine();
         if (ImGui::Button("<")) r.index = std::max(0, r.index - 1), r.playing = false;

@@ -220,6 +220,14 @@ void SandboxApp::keyPressed(int key, int mods) {
     case GLFW_KEY_F1: view.help = !view.help; break;
     case GLFW_KEY_G: view.plots = !view.plots; break;
     case GLFW_KEY_I: view.impact = !view.impact; break;
+    case GLFW_KEY_LEFT_BRACKET:     // the impact replay: one interval back / forward
+    case GLFW_KEY_RIGHT_BRACKET:
+        if (impact.current()) {
+            impact.index = std::clamp(impact.index + (key == GLFW_KEY_RIGHT_BRACKET ? 1 : -1), 0, impact.intervals());
+            impact.playing = false;
+            paused = true;
+        }
+        break;
     case GLFW_KEY_ESCAPE:
         selectedBody = -1;
         camera.followBody = -1;

@@ -157,6 +157,7 @@ void SandboxApp::drawHelpWindow() {
         {"M", "start / stop MP4 recording (ffmpeg)"},
         {"G", "plots"},
         {"I", "PLUS impact replay: round timeline, impulses, slow motion"},
+        {"[ / ]", "impact replay: one interval back / forward"},
         {"H or F1", "this help"},
         {"Esc", "deselect"},
     };
