@@ -78,4 +78,12 @@ struct ImpactReplay {
 const char* impactPhaseName(int phase);
 const char* slipStateName(int state);
 
+// Colours of the phases (point markers, timeline cells; as PLUS's own annotations) and of the slip
+// states (arrows, timeline stripes).
+inline const Color kImpactPhaseColors[3] = {{1.0f, 0.30f, 0.20f, 1}, {0.20f, 0.80f, 1.0f, 1}, {0.55f, 0.55f, 0.58f, 1}};
+inline const Color kImpactStateColors[4] = {{1.0f, 0.65f, 0.10f, 1}, {0.30f, 0.90f, 0.30f, 1}, {0.95f, 0.35f, 0.95f, 1},
+                                            {0.60f, 0.60f, 0.60f, 1}};
+inline Color impactPhaseColor(int p) { return kImpactPhaseColors[p < 0 ? 0 : p > 2 ? 2 : p]; }
+inline Color impactStateColor(int s) { return kImpactStateColors[s < 0 ? 0 : s > 3 ? 3 : s]; }
+
 }  // namespace cs
