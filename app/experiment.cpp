@@ -44,6 +44,7 @@ struct ExperimentOptions {
     double trapDt = 0.01;
     double marginSpeed = 0;       // > 0: contact margin = scene margin + marginSpeed * h (m/s)
     double motionScale = -1;      // >= 0: PegSettings::motionScale
+    int newton = 0, iters = 0;    // > 0: Newton and linear iterations (else the scene's)
     std::string outDir = "docs";
     std::vector<ContactModelType> models{ContactModelType::Standard, ContactModelType::PEG};
 };
@@ -110,6 +111,8 @@ bool runOne(const ExperimentOptions& o, ContactModelType model, int seed, double
     // models alike); --motion-scale widens PEG's feasibility distances with each pair's motion.
     if (o.marginSpeed > 0) settings.contactMargin += Real(o.marginSpeed * dt);
     if (o.motionScale >= 0) settings.solver.peg.motionScale = Real(o.motionScale);
+    if (o.newton > 0) settings.solver.newtonIterations = o.newton;
+    if (o.iters > 0) settings.solver.linearIterations = o.iters;
     World w(m, settings);
     const double duration = o.duration > 0 ? o.duration : double(info.duration);
     const int steps = int(std::lround(duration / dt));
@@ -165,7 +168,7 @@ void usage() {
     std::fprintf(stderr,
                  "usage: sandbox experiment pour3d|pour2d [--seeds N] [--seed-first S] [--dts K] [--dt-min S] [--dt-max S]\n"
                  "         [--duration S] [--models standard,peg] [--trap-dt S] [--out DIR]\n"
-                 "         [--margin-speed V] [--motion-scale S]\n"
+                 "         [--margin-speed V] [--motion-scale S] [--newton N] [--iters M]\n"
                  "  [PEG] section 6: N seeds x K step sizes (log-spaced, default 10 x 16 from 0.001 to 0.05 s)\n");
 }
 
@@ -193,6 +196,8 @@ int runExperiment(int argc, char** argv) {
         else if (a == "--trap-dt") o.trapDt = std::atof(next());
         else if (a == "--margin-speed") o.marginSpeed = std::atof(next());
         else if (a == "--motion-scale") o.motionScale = std::atof(next());
+        else if (a == "--newton") o.newton = std::atoi(next());
+        else if (a == "--iters") o.iters = std::atoi(next());
         else if (a == "--out") o.outDir = next();
         else if (a == "--models") {
             if (!parseModels(next(), o.models)) { usage(); return 2; }
