@@ -83,15 +83,23 @@ State stateAt(const System& s, const VecX& y) {
     return st;
 }
 
+// A's point (sphere centre), the normal from B to A and the gap at poses a, b.
+struct ContactFrame { Vec3 cA, n; Real gap; };
+ContactFrame contactFrame(const Pose& a, const Pose& b, const CompliantContact& c) {
+    Vec3 cA = c.bodyA >= 0 ? a.x + rotate(a.q, c.localA) : c.localA;
+    Vec3 cB = c.bodyB >= 0 ? b.x + rotate(b.q, c.localB) : c.localB;
+    Vec3 n = c.sphereSphere ? normalize(cA - cB) : (c.bodyB >= 0 ? rotate(b.q, c.normalLocalB) : c.normalLocalB);
+    return ContactFrame{cA, n, dot(cA - cB, n) - c.radiusA - c.radiusB};
+}
+
 // Contact force on A at the contact point; also the penetration.
 struct ContactForce { Vec3 force, point; Real penetration; };
 ContactForce contactForce(const System& s, const VecX& y, const CompliantContact& c) {
     const CompliantSettings& cs = s.settings.compliant;
     Pose a = poseOf(s, y, c.bodyA), b = poseOf(s, y, c.bodyB);
-    Vec3 cA = c.bodyA >= 0 ? a.x + rotate(a.q, c.localA) : c.localA;
-    Vec3 cB = c.bodyB >= 0 ? b.x + rotate(b.q, c.localB) : c.localB;
-    Vec3 n = c.sphereSphere ? normalize(cA - cB) : (c.bodyB >= 0 ? rotate(b.q, c.normalLocalB) : c.normalLocalB);
-    Real gap = dot(cA - cB, n) - c.radiusA - c.radiusB;
+    ContactFrame fr = contactFrame(a, b, c);
+    const Vec3 cA = fr.cA, n = fr.n;
+    const Real gap = fr.gap;
     if (gap >= 0) return ContactForce{{0, 0, 0}, cA, 0};
     Real z = -gap;
     // The force acts in the middle of the overlap, below A's surface point: B's point only fixes
@@ -226,6 +234,20 @@ void derivative(const System& s, const VecX& y, VecX& dy) {
 }
 
 }  // namespace
+
+Real compliantPenetration(const State& state, const CompliantContact& c) {
+    auto pose = [&](int b) {
+        return b < 0 ? Pose{{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, quatIdentity()}
+                     : Pose{state.pos[b], state.linVel[b], state.angVel[b], state.rot[b]};
+    };
+    return std::max(Real(0), -contactFrame(pose(c.bodyA), pose(c.bodyB), c).gap);
+}
+
+Real compliantElasticEnergy(const State& state, const CompliantContact& c, const CompliantSettings& settings) {
+    // U = int_0^z 4/3 sqrt(R) E s^(3/2) ds = 8/15 sqrt(R) E z^(5/2)
+    const Real z = compliantPenetration(state, c);
+    return Real(8.0 / 15.0) * std::sqrt(c.curvature) * settings.stiffness * z * z * std::sqrt(z);
+}
 
 bool integrateCompliant(const Model& model, State& state, const std::vector<char>& moving,
                         const std::vector<CompliantContact>& contacts, const WorldSettings& settings, Real T,

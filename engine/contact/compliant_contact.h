@@ -36,6 +36,11 @@ struct CompliantContact {
 void makeCompliantContacts(const Model& model, const State& state, const std::vector<PotentialContact>& potential,
                            const WorldSettings& settings, std::vector<CompliantContact>& out);
 
+// Penetration z = -gap of a contact at state (0 when apart) and the elastic energy stored in the
+// Hertz spring, U = integral of f_Hz dz = 8/15 sqrt(R) E z^(5/2) (eq. 4.1 integrated).
+Real compliantPenetration(const State& state, const CompliantContact& c);
+Real compliantElasticEnergy(const State& state, const CompliantContact& c, const CompliantSettings& settings);
+
 struct CompliantStats {
     int steps = 0, rejected = 0, evaluations = 0;
     Real maxPenetration = 0;

@@ -5,13 +5,25 @@
 // bodies that touch potential contacts (and the bodies jointed to them) through the whole step
 // with the error-controlled integrator of compliant_contact.cpp, and hands the velocities at
 // the end of the step to the solve as the unconstrained velocities; buildRows emits no contact
-// rows. The momentum exchanged is exact to the integrator's tolerance. The world then advances
-// positions with the end velocities (semi-implicit Euler), which misplaces a body that bounced
-// within the step by at most h times the change of velocity; the figures of docs/plus.md
-// integrate through collisions directly instead (integrateCompliant).
+// rows, so the solve changes them only through joint and drag rows (du).
+//
+// The end pose is the integrator's, not the world's x+ = x + h u+. Moving the bodies with the
+// end velocities while the integrator had moved them along the true trajectory is an
+// inconsistent split step on stiff springs (semi-implicit Euler on a spring is stable only for
+// h w < 2; a 125 kg cube on four Hertz corners at E = 1e7 Pa has w ~ 90 rad/s, h w ~ 0.8 at
+// h = 1/120 s, and more between a light box and a heavy one): measured, a resting stack of three
+// 125 kg cubes gained up to 2.4 J in one step and the pyramid collapsed, its mechanical energy
+// 7.9 kJ above the start after 1.5 s (tests/test_compliant.cpp, docs/plus.md). storeResults
+// therefore sets each integrated body to the integrator's end state plus the solve's correction:
+// x = x_end + h du, v = v_end + du (the same for the orientation and angular velocity). The
+// contact-model stage has no verb that writes the state, so this one writes the world's state
+// through the stage input, after the world integrated it (World::substep calls
+// storeContactResults right after its integration, and not after a rolled-back step).
 #include "engine/contact/compliant_model.h"
 
 #include <numeric>
+
+#include "engine/solver/integrate.h"
 
 namespace cs {
 
@@ -20,6 +32,9 @@ namespace {
 struct CompliantStepData {
     std::vector<Vec3> impulse;   // (potential contacts) world, on A
     CompliantStats stats;
+    std::vector<int> bodies;     // integrated bodies
+    std::vector<Vec3> pos, linVel, angVel;   // (bodies) the integrator's end state
+    std::vector<Quat> rot;
 };
 thread_local CompliantStepData tStep;
 
@@ -58,12 +73,31 @@ void compliantPreSolve(const ContactStageInput& in, BodyVelocities& bodies) {
     integrateCompliant(model, st, moving, contacts, in.settings, in.h, &tStep.stats, &samples);
     if (!samples.empty()) tStep.impulse = samples.back().impulse;
     for (int b = 0; b < nb; ++b)
-        if (moving[b]) bodies.unconstrained[b] = Spatial{st.linVel[b], st.angVel[b]};
+        if (moving[b]) {
+            bodies.unconstrained[b] = Spatial{st.linVel[b], st.angVel[b]};
+            tStep.bodies.push_back(b);
+            tStep.pos.push_back(st.pos[b]);
+            tStep.rot.push_back(st.rot[b]);
+            tStep.linVel.push_back(st.linVel[b]);
+            tStep.angVel.push_back(st.angVel[b]);
+        }
 }
 
 void storeCompliantResults(const ContactStageInput& in, std::vector<Contact>& contacts, std::vector<WarmImpulse>& warm) {
     contacts.clear();
     warm.clear();
+    // The world moved the bodies with x + h u+ (u+ = v_end + du): put them at the integrator's
+    // end pose instead, carrying the solve's du (see the file's header).
+    State& state = const_cast<State&>(in.state);
+    for (size_t k = 0; k < tStep.bodies.size(); ++k) {
+        const int b = tStep.bodies[k];
+        const Vec3 dv = state.linVel[b] - tStep.linVel[k], dw = state.angVel[b] - tStep.angVel[k];
+        state.pos[b] = tStep.pos[k];
+        state.rot[b] = tStep.rot[k];
+        integrateBody(state.pos[b], state.rot[b], dv, dw, in.h);
+        state.linVel[b] = tStep.linVel[k] + dv;
+        state.angVel[b] = tStep.angVel[k] + dw;
+    }
     for (size_t i = 0; i < in.potential.size() && i < tStep.impulse.size(); ++i) {
         const PotentialContact& g = in.potential[i];
         Contact c;

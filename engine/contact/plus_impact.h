@@ -121,7 +121,11 @@ CS_HD Real plusStepLength(Real vx, Real vy, Real dx, Real dy, Real transitionVel
 }
 
 // Algorithms 1 and 2: resolves the impact, returns du per body and the accumulated impulses.
-ImpactResult solvePlusImpact(const ImpactProblem& problem, const PlusSettings& settings, bool recordTrace);
+// fullSystem: each interval solves table 1's whole (3 points + bilateral)-square system, the
+// reference for the reduced system over the free unknowns that is used otherwise (same
+// minimum-norm impulse; plus_impact.cpp, solveReduced).
+ImpactResult solvePlusImpact(const ImpactProblem& problem, const PlusSettings& settings, bool recordTrace,
+                             bool fullSystem = false);
 
 // Kinetic energy of the problem's bodies at velocities u (mass from the inverses; J).
 Real impactKineticEnergy(const ImpactProblem& problem, const std::vector<Spatial>& u);
