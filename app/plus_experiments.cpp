@@ -386,7 +386,8 @@ void cost(const std::string& out) {
     std::fprintf(f, "scene,steps,impact_steps,impacts,mean_points,mean_rounds,mean_intervals,us_per_impact,us_per_step_plus,"
                     "us_per_step_standard\n");
     std::printf("PLUS cost per impact and per step\n");
-    for (const char* name : {"brick_impact", "brick_flat_impact", "newtons_cradle", "triple_pendulum"}) {
+    for (const char* name : {"brick_impact", "brick_flat_impact", "newtons_cradle", "triple_pendulum", "card_house", "table_pile",
+                             "pyramid"}) {
         Model model;
         WorldSettings settings;
         SceneInfo info;
