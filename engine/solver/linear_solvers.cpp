@@ -162,8 +162,30 @@ Real gatherAll(const RowSystemView& s, const Spatial* w, const Real* x, const Re
     return sum[0];
 }
 
+// r = b, returning b . b (the residual of x = 0).
+Real gatherZero(const RowSystemView& s, const Real* b, Real* r) {
+    Real sum[1];
+    blockedSums(s.rowCount, sum, [&](int begin, int end, Real* acc) {
+        Real total = 0;
+        for (int i = begin; i < end; ++i) {
+            r[i] = b[i];
+            total += b[i] * b[i];
+        }
+        acc[0] = total;
+    });
+    return sum[0];
+}
+
 // ||b - A x||^2 into r (w is left as H^-1 J^T x).
 Real computeResidual(const RowSystemView& s, const Real* b, const Real* x, Real* r, Spatial* w) {
+    // A zero start (every Newton iteration's) needs no product: r = b. The check costs one
+    // pass over x, the product two over the rows' Jacobians.
+    bool zero = true;
+    for (int i = 0; i < s.rowCount && zero; ++i) zero = x[i] == Real(0);
+    if (zero) {
+        for (int b2 = 0; b2 < s.bodyCount; ++b2) w[b2] = Spatial{{0, 0, 0}, {0, 0, 0}};
+        return gatherZero(s, b, r);
+    }
     scatterAll(s, x, w);
     return gatherAll(s, w, x, b, r, nullptr);
 }

@@ -169,6 +169,7 @@ void solveNewton(const SolverSettings& settings, Real h, ConstraintRows& rows, B
     }
     view.invMassJacobianA = s.minvJA.data();
     view.invMassJacobianB = s.minvJB.data();
+    view.jmjDiagonal = s.diagA.data();
     s.runStart.resize(n + 1);
     view.runCount = findRuns(n, rows.bodyA.data(), rows.bodyB.data(), s.runStart.data());
     view.runStart = s.runStart.data();

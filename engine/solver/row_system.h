@@ -31,6 +31,8 @@ struct RowSystemView {
     // scatter's cost. nullptr: computed on the fly from invMass and invInertia.
     const Spatial* invMassJacobianA = nullptr;   // (rows) H_A^-1 J_{i,A}^T
     const Spatial* invMassJacobianB = nullptr;   // (rows) H_B^-1 J_{i,B}^T
+    // Optional: [J H^-1 J^T]_ii precomputed (without C). nullptr: rowDiagonal computes it.
+    const Real* jmjDiagonal = nullptr;
     // Rows sorted by colour for parallel Gauss-Seidel: rows of one colour share no body.
     // colourStart has colourCount + 1 entries into colourRows. Optional (nullptr: one sweep in
     // row order).
@@ -79,6 +81,7 @@ CS_HD Real gatherRow(const RowSystemView& s, int row, const Spatial* w) {
 
 // A_ii = J_i H^-1 J_i^T + C_ii: the diagonal preconditioner.
 CS_HD Real rowDiagonal(const RowSystemView& s, int row) {
+    if (s.jmjDiagonal) return s.jmjDiagonal[row] + s.compliance[row];
     Real d = s.compliance[row];
     int a = s.bodyA[row], b = s.bodyB[row];
     if (a >= 0) d += dot(s.jacobianA[row], applyInvMass(s, a, s.jacobianA[row]));
