@@ -4,7 +4,8 @@
 //   narrow phase    shape pairs -> potential contacts (feature pairs with signed gaps)
 //   contact model   potential contacts -> constraint rows (plus joints and the drag)
 //   solve           non-smooth Newton over the rows ([NSN] Algorithm 1)
-//   integrate       positions and orientations from the solved velocities ([NSN] eq. 63)
+//   integrate       positions and orientations from the solved velocities ([NSN] eq. 63);
+//                   a model that integrated bodies itself (compliant) then sets their end state
 //
 // Each stage is timed into StepProfile. A guard after the solve (as MuJoCo's mj_checkVel)
 // catches NaN and explosions, restores the last good state and reports it; stepping goes on.
@@ -183,6 +184,7 @@ void World::substep(Real h) {
         profile_.integrate = secondsSince(t);
         return;
     }
+    contactPostIntegrate(in, state_);
     storeContactResults(in, s.rows, bv, contacts_, state_.warm);
     state_.jointWarm.assign(s.rows.lambda.begin(), s.rows.lambda.begin() + jointRowCount);
     if (drag_.body >= 0) {

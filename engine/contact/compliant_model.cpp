@@ -13,12 +13,11 @@
 // h w < 2; a 125 kg cube on four Hertz corners at E = 1e7 Pa has w ~ 90 rad/s, h w ~ 0.8 at
 // h = 1/120 s, and more between a light box and a heavy one): measured, a resting stack of three
 // 125 kg cubes gained up to 2.4 J in one step and the pyramid collapsed, its mechanical energy
-// 7.9 kJ above the start after 1.5 s (tests/test_compliant.cpp, docs/plus.md). storeResults
+// 7.9 kJ above the start after 1.5 s (tests/test_compliant.cpp, docs/plus.md). postIntegrate
 // therefore sets each integrated body to the integrator's end state plus the solve's correction:
 // x = x_end + h du, v = v_end + du (the same for the orientation and angular velocity). The
-// contact-model stage has no verb that writes the state, so this one writes the world's state
-// through the stage input, after the world integrated it (World::substep calls
-// storeContactResults right after its integration, and not after a rolled-back step).
+// contact-model stage's postIntegrate verb does this: World::substep calls it right after its
+// integration, and not after a rolled-back step.
 #include "engine/contact/compliant_model.h"
 
 #include <numeric>
@@ -83,12 +82,9 @@ void compliantPreSolve(const ContactStageInput& in, BodyVelocities& bodies) {
         }
 }
 
-void storeCompliantResults(const ContactStageInput& in, std::vector<Contact>& contacts, std::vector<WarmImpulse>& warm) {
-    contacts.clear();
-    warm.clear();
+void compliantPostIntegrate(const ContactStageInput& in, State& state) {
     // The world moved the bodies with x + h u+ (u+ = v_end + du): put them at the integrator's
     // end pose instead, carrying the solve's du (see the file's header).
-    State& state = const_cast<State&>(in.state);
     for (size_t k = 0; k < tStep.bodies.size(); ++k) {
         const int b = tStep.bodies[k];
         const Vec3 dv = state.linVel[b] - tStep.linVel[k], dw = state.angVel[b] - tStep.angVel[k];
@@ -98,6 +94,11 @@ void storeCompliantResults(const ContactStageInput& in, std::vector<Contact>& co
         state.linVel[b] = tStep.linVel[k] + dv;
         state.angVel[b] = tStep.angVel[k] + dw;
     }
+}
+
+void storeCompliantResults(const ContactStageInput& in, std::vector<Contact>& contacts, std::vector<WarmImpulse>& warm) {
+    contacts.clear();
+    warm.clear();
     for (size_t i = 0; i < in.potential.size() && i < tStep.impulse.size(); ++i) {
         const PotentialContact& g = in.potential[i];
         Contact c;

@@ -9,6 +9,9 @@
 namespace cs {
 
 void compliantPreSolve(const ContactStageInput& in, BodyVelocities& bodies);
+// After the world's integration: each integrated body goes to the integrator's end state plus
+// the solve's correction (joints, drag); see compliant_model.cpp.
+void compliantPostIntegrate(const ContactStageInput& in, State& state);
 // No contact rows: the contacts are forces integrated in preSolve. Contacts report the impulse
 // each potential contact exchanged over the step.
 void storeCompliantResults(const ContactStageInput& in, std::vector<Contact>& contacts, std::vector<WarmImpulse>& warm);

@@ -61,6 +61,10 @@ void buildContactRows(const ContactStageInput& in, ConstraintRows& rows) {
     }
 }
 
+void contactPostIntegrate(const ContactStageInput& in, State& state) {
+    if (in.settings.solver.contactModel == ContactModelType::Compliant) compliantPostIntegrate(in, state);
+}
+
 void storeContactResults(const ContactStageInput& in, const ConstraintRows& rows, const BodyVelocities& bodies,
                          std::vector<Contact>& contacts, std::vector<WarmImpulse>& warm) {
     switch (in.settings.solver.contactModel) {

@@ -36,6 +36,9 @@ bool contactModelAvailable(ContactModelType type, std::string* why);
 
 void contactPreSolve(const ContactStageInput& in, BodyVelocities& bodies);
 void buildContactRows(const ContactStageInput& in, ConstraintRows& rows);
+// After the world integrated the solved velocities: a model that integrated bodies itself (the
+// compliant model) puts them at its own end state. No-op for the others.
+void contactPostIntegrate(const ContactStageInput& in, State& state);
 void storeContactResults(const ContactStageInput& in, const ConstraintRows& rows, const BodyVelocities& bodies,
                          std::vector<Contact>& contacts, std::vector<WarmImpulse>& warm);
 void drawContactModel(ContactModelType type, const std::vector<Contact>& contacts, Real h, DebugDraw& draw);
