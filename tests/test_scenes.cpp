@@ -264,6 +264,12 @@ TEST_CASE("scenes: bad input gives one line naming the file and the problem") {
         {"unknown_field.json", body(R"(, "colour": [1, 0, 0])"), {"unknown_field.json", "unknown field", "/bodies/0/colour"}},
         {"unknown_setting.json", R"({"settings": {"frition": 1}, "bodies": [{"shape": )" + box + "}]}",
          {"unknown field", "/settings/frition"}},
+        // Errors found after parsing name the line of the offending member (json_lines.cpp).
+        {"unknown_line.json", "{\n  \"settings\": {\n    \"dt\": 0.01,\n    \"frition\": 1\n  },\n  \"bodies\": [{\"shape\": " +
+                                  box + "}]\n}\n",
+         {"unknown_line.json:4:", "unknown field", "/settings/frition"}},
+        {"mass_line.json", "{\"bodies\": [\n  {\"shape\": " + box + "},\n  {\"shape\": " + box + ",\n   \"mass\": -2}\n]}\n",
+         {"mass_line.json:4:", "/bodies/1/mass", "positive"}},
         {"missing_obj.json", R"({"bodies": [{"shape": {"type": "obj", "path": "no_such_mesh.obj"}}]})",
          {"missing_obj.json", "OBJ file not found", "no_such_mesh.obj"}},
         {"nonconvex_obj.json", R"({"bodies": [{"shape": {"type": "obj", "path": ")" + dented.path + R"("}}]})",

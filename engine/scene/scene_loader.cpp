@@ -148,6 +148,7 @@ bool loadSceneFromText(const std::string& text, const std::string& sourceName,
                        SceneInfo& info, std::string* error, const SceneLoadOptions& options) {
     SceneContext ctx;
     ctx.file = sourceName;
+    ctx.text = &text;
     ctx.dir = sourceDir;
     ctx.seedOffset = options.seedOffset;
     Model built;

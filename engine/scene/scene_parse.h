@@ -37,8 +37,13 @@ struct JointSpec {
 constexpr int kMaxSceneBodies = 100000;
 constexpr int kMaxHullPoints = 100000;
 
+// Line (1-based) of the member or array element at a JSON path ("/bodies/3/mass") in the text
+// it was parsed from, or -1 when the path is not there (json_lines.cpp).
+int jsonLineOfPath(const std::string& text, const std::string& path);
+
 struct SceneContext {
     std::string file;            // for messages
+    const std::string* text = nullptr;   // the file's text, for line numbers in messages
     std::string dir;             // OBJ paths are relative to this
     uint64_t seedOffset = 0;
     std::map<std::string, Material> materials;     // named materials
@@ -50,6 +55,7 @@ struct SceneContext {
     int emittedBodies = 0;
 
     [[noreturn]] void fail(const std::string& path, const std::string& message) const;
+    std::string where(const std::string& path) const;   // "file:line" (or "file" without a line)
     void addBody(BodyDesc body, const std::string& path);   // checks the name is unique
     Color3 paletteColor(int index) const;
 };

@@ -20,8 +20,13 @@ constexpr Real kDegToRad = Real(3.14159265358979323846 / 180.0);
 
 }  // namespace
 
+std::string SceneContext::where(const std::string& path) const {
+    const int line = text ? jsonLineOfPath(*text, path) : -1;
+    return line > 0 ? file + ":" + std::to_string(line) : file;
+}
+
 void SceneContext::fail(const std::string& path, const std::string& message) const {
-    throw SceneError(file + ": " + (path.empty() ? std::string("/") : path) + ": " + message);
+    throw SceneError(where(path) + ": " + (path.empty() ? std::string("/") : path) + ": " + message);
 }
 
 void SceneContext::addBody(BodyDesc body, const std::string& path) {
@@ -163,7 +168,7 @@ void JsonObject::finish() const {
         if (std::find(used_.begin(), used_.end(), it.key()) != used_.end()) continue;
         std::string known;
         for (const std::string& k : used_) known += (known.empty() ? "" : ", ") + k;
-        throw SceneError(ctx_.file + ": unknown field \"" + path_ + "/" + it.key() +
+        throw SceneError(ctx_.where(path_ + "/" + it.key()) + ": unknown field \"" + path_ + "/" + it.key() +
                          "\" (expected one of: " + known + ")");
     }
 }
