@@ -245,32 +245,28 @@ void addVertexVertexConstraints(const ContactStageInput& in, ConstraintRows& row
                 }
             }
             if (primary < 0) continue;   // no edge pair: the vertices' I-constraints cover it
-            // v_a against the faces of B at v_b (normal: the face's, B to A).
-            facesAt(B, vb, faces);
-            for (int fb : faces) {
-                const Vec3 eta = B.faces[fb].normal, p = A.vertices[va];
-                if (!pegApplicable(pegVertexFaceApplicability(A, va, eta), peg.epsTheta)) continue;
-                const uint32_t vA = makeFeatureId(FeatureKind::Vertex, va), fB = makeFeatureId(FeatureKind::Face, fb);
-                int id = findPair(in, first, last, synthFirst, vA, fB);
-                if (id < 0) {
-                    const Real g = vertexFaceGap(p, B.faces[fb]);
-                    id = pushSynthetic(c0, makePotentialContact(PairType::VertexFace, vA, fB, p, p - g * eta, eta, g), in);
+            // Each vertex against the other body's faces at the other vertex: v_a on B's faces
+            // (normal: the face's, B to A) and v_b on A's faces (normal: minus the face's).
+            auto addVertexFaces = [&](const PolytopeView& P, int vp, const PolytopeView& Q, int vq, bool vertexIsA) {
+                facesAt(Q, vq, faces);
+                for (int fq : faces) {
+                    const Vec3 eta = Q.faces[fq].normal, p = P.vertices[vp];
+                    if (!pegApplicable(pegVertexFaceApplicability(P, vp, eta), peg.epsTheta)) continue;
+                    const uint32_t fv = makeFeatureId(FeatureKind::Vertex, vp), ff = makeFeatureId(FeatureKind::Face, fq);
+                    const uint32_t fa = vertexIsA ? fv : ff, fb = vertexIsA ? ff : fv;
+                    int id = findPair(in, first, last, synthFirst, fa, fb);
+                    if (id < 0) {
+                        const Real g = vertexFaceGap(p, Q.faces[fq]);
+                        const Vec3 onFace = p - g * eta;
+                        id = pushSynthetic(c0, vertexIsA ? makePotentialContact(PairType::VertexFace, fa, fb, p, onFace, eta, g)
+                                                         : makePotentialContact(PairType::VertexFace, fa, fb, onFace, p, -eta, g),
+                                           in);
+                    }
+                    members.push_back(id);
                 }
-                members.push_back(id);
-            }
-            // v_b against the faces of A at v_a (normal: minus the face's).
-            facesAt(A, va, faces);
-            for (int fa : faces) {
-                const Vec3 eta = A.faces[fa].normal, p = B.vertices[vb];
-                if (!pegApplicable(pegVertexFaceApplicability(B, vb, eta), peg.epsTheta)) continue;
-                const uint32_t fA = makeFeatureId(FeatureKind::Face, fa), vB = makeFeatureId(FeatureKind::Vertex, vb);
-                int id = findPair(in, first, last, synthFirst, fA, vB);
-                if (id < 0) {
-                    const Real g = vertexFaceGap(p, A.faces[fa]);
-                    id = pushSynthetic(c0, makePotentialContact(PairType::VertexFace, fA, vB, p - g * eta, p, -eta, g), in);
-                }
-                members.push_back(id);
-            }
+            };
+            addVertexFaces(A, va, B, vb, true);
+            addVertexFaces(B, vb, A, va, false);
             addConstraint(in, rows, primary, members.data(), (int)members.size());
         }
     }

@@ -183,7 +183,7 @@ Real computeResidual(const RowSystemView& s, const Real* b, const Real* x, Real*
     bool zero = true;
     for (int i = 0; i < s.rowCount && zero; ++i) zero = x[i] == Real(0);
     if (zero) {
-        for (int b2 = 0; b2 < s.bodyCount; ++b2) w[b2] = Spatial{{0, 0, 0}, {0, 0, 0}};
+        for (int body = 0; body < s.bodyCount; ++body) w[body] = Spatial{{0, 0, 0}, {0, 0, 0}};
         return gatherZero(s, b, r);
     }
     scatterAll(s, x, w);
@@ -478,6 +478,8 @@ void applySystem(const RowSystemView& system, const Real* x, Real* y, LinearSolv
     scatterAll(system, x, scratch.w.data());
     gatherAll(system, scratch.w.data(), x, nullptr, y, nullptr);
 }
+
+void scatterImpulses(const RowSystemView& system, const Real* x, Spatial* w) { scatterAll(system, x, w); }
 
 LinearSolveResult solveLinear(LinearSolverType type, const RowSystemView& system, const Real* b,
                               Real* x, const LinearSolverSettings& settings,

@@ -40,6 +40,9 @@ LinearSolveResult solveLinear(LinearSolverType type, const RowSystemView& system
 // y = A x, matrix-free (scatter per row, gather per row).
 void applySystem(const RowSystemView& system, const Real* x, Real* y, LinearSolverScratch& scratch);
 
+// w = H^-1 J^T x (bodyCount entries): the body velocity change of row impulses x.
+void scatterImpulses(const RowSystemView& system, const Real* x, Spatial* w);
+
 const char* linearSolverName(LinearSolverType type);      // "jacobi", "gs", "pcg", "pcr"
 bool parseLinearSolver(const char* name, LinearSolverType& out);
 

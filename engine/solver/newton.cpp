@@ -94,8 +94,8 @@ RowSystemView makeView(const ConstraintRows& rows, const BodyVelocities& bodies,
 // u = u~ + M^-1 J^T lambda.
 void velocitiesFromImpulses(const RowSystemView& view, const ConstraintRows& rows, BodyVelocities& bodies,
                             std::vector<Spatial>& w) {
-    w.assign(bodies.invMass.size(), Spatial{{0, 0, 0}, {0, 0, 0}});
-    for (int i = 0; i < view.rowCount; ++i) scatterRow(view, i, rows.lambda[i], w.data());
+    w.resize(bodies.invMass.size());
+    scatterImpulses(view, rows.lambda.data(), w.data());
     for (size_t b = 0; b < w.size(); ++b) bodies.velocity[b] = bodies.unconstrained[b] + w[b];
 }
 
