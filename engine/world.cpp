@@ -44,6 +44,15 @@ constexpr Real kMaxSpeed = Real(1e4);
 
 }  // namespace
 
+NarrowPhaseSettings narrowPhaseSettings(const WorldSettings& settings, Real h) {
+    NarrowPhaseSettings n;
+    n.margin = settings.contactMargin;
+    n.motionScale = settings.speculative;
+    n.dt = h;
+    n.gravity = length(settings.gravity);
+    return n;
+}
+
 World::World(Model model, WorldSettings s) : settings(s), model_(std::move(model)) {
     sceneModel_ = std::make_shared<const Model>(model_);
     reset();
@@ -101,7 +110,8 @@ void World::substep(Real h) {
     auto t = Clock::now();
     s.active.resize(nb);
     for (int b = 0; b < nb; ++b) s.active[b] = isActive(b) ? 1 : 0;
-    computeShapeAabbs(model_, state_, settings.contactMargin, s.aabbs);
+    const NarrowPhaseSettings narrow = narrowPhaseSettings(settings, h);
+    computeContactAabbs(model_, state_, narrow, s.aabbs);
     findPairs(model_, s.aabbs, s.active.data(), s.pairs);
     if (!model_.joints.empty()) {   // bodies joined by a joint do not collide with each other
         auto jointed = [&](int a, int b) {
@@ -117,8 +127,6 @@ void World::substep(Real h) {
 
     // ---- narrow phase ----
     t = Clock::now();
-    NarrowPhaseSettings narrow;
-    narrow.margin = settings.contactMargin;
     potential_.clear();
     collidePairs(model_, state_, s.pairs, narrow, potential_);
     profile_.narrowPhase = secondsSince(t);

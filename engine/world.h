@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/collision/feature_pairs.h"
 #include "engine/collision/potential_contact.h"
 #include "engine/debug_draw.h"
 #include "engine/model.h"
@@ -80,11 +81,17 @@ struct WorldSettings {
     int substeps = 1;
     Vec3 gravity{0, 0, Real(-9.81)};
     Real contactMargin = Real(0.02);     // potential contacts are reported within this gap (m)
+    Real speculative = 0;                // > 0: the margin and the narrow phase's relaxations grow
+                                         //   by this times each pair's motion within the step
+                                         //   (NarrowPhaseSettings::motionScale); 0: fixed
     Real frictionScale = 1;              // multiplies every material's mu (UI setting)
     SolverSettings solver;
     PlusSettings plus;
     CompliantSettings compliant;
 };
+
+// The narrow phase's settings for a step of length h (the world's margin and speculative scale).
+NarrowPhaseSettings narrowPhaseSettings(const WorldSettings& settings, Real h);
 
 // Seconds spent in each stage of the last step (Box2D's b2Profile).
 struct StepProfile {

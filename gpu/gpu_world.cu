@@ -111,6 +111,8 @@ bool gpuSupports(const World& world, std::string* why) {
         reason = "the GPU path has no joint rows yet";
     else if (world.drag().body >= 0)
         reason = "the GPU path has no mouse-drag rows yet";
+    else if (world.settings.speculative > 0)
+        reason = "the GPU narrow phase has no speculative widening yet (settings.speculative)";
     if (reason && why) *why = reason;
     return reason == nullptr;
 }

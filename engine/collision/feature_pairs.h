@@ -28,6 +28,17 @@ struct NarrowPhaseSettings {
                                        //   so resting neighbours' grazing corners give no
                                        //   spurious edge-edge pairs; the gap error is bounded
                                        //   by endpointTol times the slope)
+    // Speculative widening ([PEG] section 4: contacts must be found before they happen, at the
+    // *end* of the step). With motionScale > 0, collideShapes grows margin and regionWidening by
+    // the pair's reach within the step, motionScale * dt * (|v_A - v_B| + |g| dt + |w_A| R_A +
+    // |w_B| R_B) (R: the part's farthest point from its body's centre of mass), and epsTheta by
+    // the relative rotation motionScale * dt |w_A - w_B| (an edge direction turned by theta
+    // changes its cosine with a normal by at most theta). faceWindow stays: a face whose plane
+    // lies that far behind the vertex's nearest one cannot be reached without crossing the body.
+    // 0: the fixed relaxations above.
+    Real motionScale = 0;
+    Real dt = 0;                       // s: the step the contacts must hold over
+    Real gravity = 0;                  // m/s^2: |g|, speed gained within the step
 };
 
 CS_HD PotentialContact makePotentialContact(PairType type, uint32_t fa, uint32_t fb, Vec3 pA,

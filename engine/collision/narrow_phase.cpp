@@ -30,8 +30,43 @@ void collideSpherePolytope(Vec3 center, Real radius, bool sphereIsA, const Conve
     if (sink.count == 1) out.push_back(c);
 }
 
+Real shapeMotionReach(const Model& model, const State& state, int shape, const NarrowPhaseSettings& s) {
+    const int b = model.shapeBody[shape];
+    if (!(s.motionScale > 0) || model.isStatic(b)) return 0;
+    const Real arm = length(model.shapeLocal[shape].pos) + model.shapeRadius[shape];
+    return s.motionScale * s.dt * (length(state.linVel[b]) + s.gravity * s.dt + length(state.angVel[b]) * arm);
+}
+
+void computeContactAabbs(const Model& model, const State& state, const NarrowPhaseSettings& s,
+                         std::vector<Aabb>& out) {
+    out.resize(model.shapeCount());
+    for (int k = 0; k < model.shapeCount(); ++k)
+        out[k] = computeShapeAabb(model, state, k, s.margin + shapeMotionReach(model, state, k, s));
+}
+
+NarrowPhaseSettings pairSettings(const Model& model, const State& state, int shapeA, int shapeB,
+                                 const NarrowPhaseSettings& s) {
+    if (!(s.motionScale > 0)) return s;
+    const int a = model.shapeBody[shapeA], b = model.shapeBody[shapeB];
+    const bool da = !model.isStatic(a), db = !model.isStatic(b);
+    const Vec3 zero{0, 0, 0};
+    const Vec3 va = da ? state.linVel[a] : zero, vb = db ? state.linVel[b] : zero;
+    const Vec3 wa = da ? state.angVel[a] : zero, wb = db ? state.angVel[b] : zero;
+    const Real armA = length(model.shapeLocal[shapeA].pos) + model.shapeRadius[shapeA];
+    const Real armB = length(model.shapeLocal[shapeB].pos) + model.shapeRadius[shapeB];
+    const Real fall = (da || db) ? s.gravity * s.dt : Real(0);   // both falling: no relative gain
+    const Real reach = s.motionScale * s.dt * (length(va - vb) + fall + length(wa) * armA + length(wb) * armB);
+    const Real turn = s.motionScale * s.dt * length(wa - wb);
+    NarrowPhaseSettings out = s;
+    out.margin += reach;
+    out.regionWidening += reach;
+    out.epsTheta += turn < Real(2) ? turn : Real(2);
+    return out;
+}
+
 void collideShapes(const Model& model, const State& state, int shapeA, int shapeB,
-                   const NarrowPhaseSettings& settings, std::vector<PotentialContact>& out) {
+                   const NarrowPhaseSettings& baseSettings, std::vector<PotentialContact>& out) {
+    const NarrowPhaseSettings settings = pairSettings(model, state, shapeA, shapeB, baseSettings);
     const size_t first = out.size();
     const Transform Xa = shapeWorldTransform(model, state, shapeA);
     const Transform Xb = shapeWorldTransform(model, state, shapeB);

@@ -77,6 +77,21 @@ void collideShapes(const Model& model, const State& state, int shapeA, int shape
 void collideShapes(const Model& model, const State& state, int shapeA, int shapeB, Real margin,
                    std::vector<PotentialContact>& out);
 
+// Distance a point of the shape can travel within the step at the state's velocities, scaled by
+// settings.motionScale: motionScale * dt * (|v| + |g| dt + |w| R), R the part's farthest point
+// from the body's centre of mass. 0 for static bodies or motionScale 0.
+Real shapeMotionReach(const Model& model, const State& state, int shape, const NarrowPhaseSettings& settings);
+
+// The settings a pair of shapes is tested with: `settings` widened by the pair's motion within
+// the step (NarrowPhaseSettings::motionScale; unchanged when it is 0).
+NarrowPhaseSettings pairSettings(const Model& model, const State& state, int shapeA, int shapeB,
+                                 const NarrowPhaseSettings& settings);
+
+// The broad phase's boxes for these settings: every shape's AABB grown by the margin and by its
+// shapeMotionReach, so that the pairs the narrow phase may widen to are all kept.
+void computeContactAabbs(const Model& model, const State& state, const NarrowPhaseSettings& settings,
+                         std::vector<Aabb>& out);
+
 // All pairs in order; out is cleared first.
 void collidePairs(const Model& model, const State& state, const std::vector<ShapePair>& pairs,
                   const NarrowPhaseSettings& settings, std::vector<PotentialContact>& out);

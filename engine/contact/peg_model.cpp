@@ -462,7 +462,7 @@ static void addUnlistedVertexVertex(const ContactStageInput& in, ConstraintRows&
     const int nb = model.bodyCount();
     active.resize(nb);
     for (int b = 0; b < nb; ++b) active[b] = in.state.time + Real(1e-9) >= model.bodySpawnTime[b] ? 1 : 0;
-    computeShapeAabbs(model, in.state, in.settings.contactMargin, aabbs);
+    computeContactAabbs(model, in.state, narrowPhaseSettings(in.settings, in.h), aabbs);
     findPairs(model, aabbs, active.data(), pairs);
     listed.clear();
     for (const PotentialContact& c : in.potential) {
@@ -589,10 +589,9 @@ void buildStepProblem(const World& world, StepProblem& out) {
     for (int b = 0; b < nb; ++b) active[b] = world.isActive(b) ? 1 : 0;
     std::vector<Aabb> aabbs;
     std::vector<ShapePair> pairs;
-    computeShapeAabbs(model, state, settings.contactMargin, aabbs);
+    const NarrowPhaseSettings narrow = narrowPhaseSettings(settings, out.h);
+    computeContactAabbs(model, state, narrow, aabbs);
     findPairs(model, aabbs, active.data(), pairs);
-    NarrowPhaseSettings narrow;
-    narrow.margin = settings.contactMargin;
     collidePairs(model, state, pairs, narrow, out.potential);
     BodyVelocities& bv = out.bodies;
     bv.invMass.resize(nb);

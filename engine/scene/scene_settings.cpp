@@ -60,6 +60,7 @@ void readSettings(JsonObject& obj, WorldSettings& w) {
     w.substeps = obj.integer("substeps", w.substeps, 1);
     w.gravity = obj.vec3("gravity", w.gravity);
     w.contactMargin = obj.nonNegative("margin", w.contactMargin);
+    w.speculative = obj.nonNegative("speculative", w.speculative);
     w.frictionScale = obj.nonNegative("friction_scale", w.frictionScale);
     if (obj.has("contact") && !parseContactModelName(obj.text("contact"), s.contactModel))
         obj.fail("contact", "unknown contact model \"" + obj.text("contact") +
