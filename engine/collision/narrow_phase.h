@@ -31,7 +31,9 @@
 //     the normal cone of e_b and its negative in that of e_a (edge tangents t_k, [PEG] eqs. 31-32,
 //     relaxed by epsTheta); gap = dot(p_a - p_b, normal) with p_a, p_b the closest points of the
 //     edge lines, which must be interior to both segments (farther than endpointTol from every
-//     end: a crossing at an end is the vertex's contact); -maxEdgeDepth <= gap <= margin; edges
+//     end: a crossing at an end is the vertex's contact); -maxEdgeDepth <= gap <= margin, and gap
+//     >= the face-axis separation of the two polytopes - faceWindow (edges crossing deep inside
+//     both bodies are not contacts: shape_pair_hd.h edgeEdgePass); edges
 //     closer to parallel than parallelSin are skipped (their contact is vertex-face).
 //   VertexEdge (Vertex, Edge) or (Edge, Vertex): a vertex outside the other body in the Voronoi
 //     region of an edge (relaxed by epsTheta) at distance <= margin, and applicable; gap is the
@@ -40,6 +42,9 @@
 //   VertexVertex (Vertex, Vertex): two vertices in each other's Voronoi regions (tip to tip),
 //     distance <= margin, emitted only when no VertexFace/VertexEdge contact already pairs either
 //     vertex with a face or edge around the other.
+// Speculative contacts (NarrowPhaseSettings::motionScale, WorldSettings::speculative): the
+// margin, regionWidening and epsTheta above grow with each pair's motion within the step
+// (pairSettings), and the broad phase's boxes with each shape's (computeContactAabbs).
 // So a box resting on a larger box gives exactly its 4 bottom vertices against the top face; two
 // equal boxes stacked face to face give 8 VertexFace contacts: the upper box's 4 bottom vertices
 // on the lower box's top face (normal +up) and the lower box's 4 top vertices on the upper box's
