@@ -54,7 +54,7 @@ NarrowPhaseSettings pairSettings(const Model& model, const State& state, int sha
     const Vec3 wa = da ? state.angVel[a] : zero, wb = db ? state.angVel[b] : zero;
     const Real armA = length(model.shapeLocal[shapeA].pos) + model.shapeRadius[shapeA];
     const Real armB = length(model.shapeLocal[shapeB].pos) + model.shapeRadius[shapeB];
-    const Real fall = (da || db) ? s.gravity * s.dt : Real(0);   // both falling: no relative gain
+    const Real fall = (da || db) ? s.gravity * s.dt : Real(0);   // gravity within the step (kept when both fall: conservative)
     const Real reach = s.motionScale * s.dt * (length(va - vb) + fall + length(wa) * armA + length(wb) * armB);
     const Real turn = s.motionScale * s.dt * length(wa - wb);
     NarrowPhaseSettings out = s;
