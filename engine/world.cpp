@@ -53,6 +53,22 @@ NarrowPhaseSettings narrowPhaseSettings(const WorldSettings& settings, Real h) {
     return n;
 }
 
+void startBodyVelocities(const Model& model, const State& state, const uint8_t* active, Vec3 gravity, Real h,
+                         BodyVelocities& bv) {
+    const int nb = model.bodyCount();
+    bv.invMass.resize(nb);
+    bv.invInertia.resize(nb);
+    bv.unconstrained.resize(nb);
+    bv.velocity.resize(nb);
+    for (int b = 0; b < nb; ++b) {
+        bool dynamic = active[b] && !model.isStatic(b);
+        bv.invMass[b] = dynamic ? model.invMass[b] : Real(0);
+        bv.invInertia[b] = dynamic ? worldInverseInertia(state.rot[b], model.invInertiaLocal[b]) : mat3Zero();
+        bv.unconstrained[b] = dynamic ? unconstrainedVelocity(state.linVel[b], state.angVel[b], gravity, h)
+                                      : Spatial{{0, 0, 0}, {0, 0, 0}};
+    }
+}
+
 World::World(Model model, WorldSettings s) : settings(s), model_(std::move(model)) {
     sceneModel_ = std::make_shared<const Model>(model_);
     reset();
@@ -134,17 +150,7 @@ void World::substep(Real h) {
     // ---- contact model: contacts, joints and the drag to rows ----
     t = Clock::now();
     BodyVelocities& bv = s.bodies;
-    bv.invMass.resize(nb);
-    bv.invInertia.resize(nb);
-    bv.unconstrained.resize(nb);
-    bv.velocity.resize(nb);
-    for (int b = 0; b < nb; ++b) {
-        bool dynamic = s.active[b] && !model_.isStatic(b);
-        bv.invMass[b] = dynamic ? model_.invMass[b] : Real(0);
-        bv.invInertia[b] = dynamic ? worldInverseInertia(state_.rot[b], model_.invInertiaLocal[b]) : mat3Zero();
-        bv.unconstrained[b] = dynamic ? unconstrainedVelocity(state_.linVel[b], state_.angVel[b], settings.gravity, h)
-                                      : Spatial{{0, 0, 0}, {0, 0, 0}};
-    }
+    startBodyVelocities(model_, state_, s.active.data(), settings.gravity, h, bv);
     ContactStageInput in{model_, settings, state_, potential_, h};
     contactPreSolve(in, bv);
     s.rows.clear();

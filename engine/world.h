@@ -1,6 +1,7 @@
 // World: model + state + per-step scratch, and the one step() that orders the pipeline.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -92,6 +93,13 @@ struct WorldSettings {
 
 // The narrow phase's settings for a step of length h (the world's margin and speculative scale).
 NarrowPhaseSettings narrowPhaseSettings(const WorldSettings& settings, Real h);
+
+struct BodyVelocities;   // engine/solver/newton.h
+// The solve's per-body data at the start of a step of length h: inverse mass and world inverse
+// inertia of the active dynamic bodies (zero for static or dormant ones, active[b] == 0) and
+// the unconstrained velocities u~ = u + h g. bodies.velocity is sized, not set.
+void startBodyVelocities(const Model& model, const State& state, const uint8_t* active, Vec3 gravity, Real h,
+                         BodyVelocities& bodies);
 
 // Seconds spent in each stage of the last step (Box2D's b2Profile).
 struct StepProfile {

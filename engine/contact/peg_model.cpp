@@ -39,7 +39,6 @@
 #include "engine/collision/world_polytope.h"
 #include "engine/contact/peg_geometry.h"
 #include "engine/contact/standard_rows_hd.h"
-#include "engine/solver/integrate.h"
 
 namespace cs {
 
@@ -593,19 +592,8 @@ void buildStepProblem(const World& world, StepProblem& out) {
     computeContactAabbs(model, state, narrow, aabbs);
     findPairs(model, aabbs, active.data(), pairs);
     collidePairs(model, state, pairs, narrow, out.potential);
-    BodyVelocities& bv = out.bodies;
-    bv.invMass.resize(nb);
-    bv.invInertia.resize(nb);
-    bv.unconstrained.resize(nb);
-    bv.velocity.resize(nb);
-    for (int b = 0; b < nb; ++b) {
-        bool dynamic = active[b] && !model.isStatic(b);
-        bv.invMass[b] = dynamic ? model.invMass[b] : Real(0);
-        bv.invInertia[b] = dynamic ? worldInverseInertia(state.rot[b], model.invInertiaLocal[b]) : mat3Zero();
-        bv.unconstrained[b] = dynamic ? unconstrainedVelocity(state.linVel[b], state.angVel[b], settings.gravity, out.h)
-                                      : Spatial{{0, 0, 0}, {0, 0, 0}};
-        bv.velocity[b] = bv.unconstrained[b];
-    }
+    startBodyVelocities(model, state, active.data(), settings.gravity, out.h, out.bodies);
+    out.bodies.velocity = out.bodies.unconstrained;
     out.rows.clear();
     ContactStageInput in{model, settings, state, out.potential, out.h};
     buildContactRows(in, out.rows);
