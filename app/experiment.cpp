@@ -1,6 +1,11 @@
 // `sandbox experiment pour3d|pour2d`: the pouring experiment of [PEG] section 6.
 //
-// For every seed x step size x contact model (standard and PEG, the same initial conditions),
+// For every seed x step size x model variant (the same initial conditions), where a variant is
+//   standard    the standard model on our feature-pair narrow phase (its feasibility and
+//               applicability tests are [PEG] section 4's),
+//   hyperplane  the standard model on the conventional detector the paper compares against
+//               (faces as hyperplanes: WorldSettings::hyperplaneFaces),
+//   peg         PEG on the feature-pair narrow phase,
 // runs the scene to its duration and measures after each step the overlap among bodies
 // (volume in 3D, figure 24; area = volume / prism depth in 2D, figure 21), the PEG constraint
 // groups and SM traps (figure 22), solver failures (steps rolled back by the world's guard,
@@ -52,11 +57,21 @@ struct ExperimentOptions {
     double speculative = 1;
     int newton = 0, iters = 0;    // > 0: Newton and linear iterations (else the scene's)
     std::string outDir = "docs";
-    std::vector<ContactModelType> models{ContactModelType::Standard, ContactModelType::PEG};
+    std::vector<std::string> models{"standard", "peg"};   // variants (file header)
 };
 
+// A variant's contact model and detector; false for an unknown name.
+bool variantSettings(const std::string& name, ContactModelType& model, bool& hyperplane) {
+    hyperplane = name == "hyperplane";
+    if (hyperplane) {
+        model = ContactModelType::Standard;
+        return true;
+    }
+    return (name == "standard" || name == "peg") && parseContactModelName(name, model);
+}
+
 struct RunResult {
-    ContactModelType model;
+    std::string model;      // the variant
     int seed;
     double dt;
     int steps = 0, failedSteps = 0, unconverged = 0;
@@ -96,7 +111,7 @@ void perturbPlanar(Model& m, uint64_t seed) {
     }
 }
 
-bool runOne(const ExperimentOptions& o, ContactModelType model, int seed, double dt, RunResult& r,
+bool runOne(const ExperimentOptions& o, const std::string& variant, int seed, double dt, RunResult& r,
             std::vector<std::pair<int, int>>* trapTrace) {
     Model m;
     WorldSettings settings;
@@ -111,6 +126,8 @@ bool runOne(const ExperimentOptions& o, ContactModelType model, int seed, double
     if (o.scene == "pour2d" && seed > 1) perturbPlanar(m, uint64_t(seed));
     settings.dt = Real(dt);
     settings.substeps = 1;
+    ContactModelType model;
+    variantSettings(variant, model, settings.hyperplaneFaces);
     settings.solver.contactModel = model;
     // Large steps: bodies move farther per step than the contact margin, so the narrow phase
     // misses contacts whatever the model. --margin-speed grows the margin with the step (both
@@ -123,7 +140,7 @@ bool runOne(const ExperimentOptions& o, ContactModelType model, int seed, double
     World w(m, settings);
     const double duration = o.duration > 0 ? o.duration : double(info.duration);
     const int steps = int(std::lround(duration / dt));
-    r.model = model;
+    r.model = variant;
     r.seed = seed;
     r.dt = dt;
     const double scale = overlapScale(o.scene);
@@ -156,7 +173,7 @@ bool runOne(const ExperimentOptions& o, ContactModelType model, int seed, double
     return true;
 }
 
-bool parseModels(const char* s, std::vector<ContactModelType>& out) {
+bool parseModels(const char* s, std::vector<std::string>& out) {
     out.clear();
     std::string list = s;
     size_t p = 0;
@@ -164,8 +181,9 @@ bool parseModels(const char* s, std::vector<ContactModelType>& out) {
         size_t q = list.find(',', p);
         if (q == std::string::npos) q = list.size();
         ContactModelType t;
-        if (!parseContactModelName(list.substr(p, q - p), t)) return false;
-        out.push_back(t);
+        bool hyperplane;
+        if (!variantSettings(list.substr(p, q - p), t, hyperplane)) return false;
+        out.push_back(list.substr(p, q - p));
         p = q + 1;
     }
     return !out.empty();
@@ -174,7 +192,7 @@ bool parseModels(const char* s, std::vector<ContactModelType>& out) {
 void usage() {
     std::fprintf(stderr,
                  "usage: sandbox experiment pour3d|pour2d [--seeds N] [--seed-first S] [--dts K] [--dt-min S] [--dt-max S]\n"
-                 "         [--duration S] [--models standard,peg] [--trap-dt S] [--out DIR]\n"
+                 "         [--duration S] [--models standard,hyperplane,peg] [--trap-dt S] [--out DIR]\n"
                  "         [--margin-speed V] [--motion-scale S] [--speculative S] [--newton N] [--iters M]\n"
                  "  [PEG] section 6: N seeds x K step sizes (log-spaced, default 10 x 16 from 0.001 to 0.05 s)\n");
 }
@@ -224,12 +242,12 @@ int runExperiment(int argc, char** argv) {
     std::vector<std::pair<int, int>> trace;
     for (int seed = o.seedFirst; seed < o.seedFirst + o.seeds; ++seed) {
         for (double dt : dts) {
-            for (ContactModelType model : o.models) {
+            for (const std::string& model : o.models) {
                 RunResult r;
-                bool traceThis = model == ContactModelType::PEG && seed == 1 && dt == traceDt;
+                bool traceThis = model == "peg" && seed == 1 && dt == traceDt;
                 if (!runOne(o, model, seed, dt, r, traceThis ? &trace : nullptr)) return 1;
                 std::fprintf(stderr, "%s seed %d dt %.4f %-8s steps %5d wall %6.2f s  overlap median %.3g max %.3g  "
-                             "failed %d unconverged %d%s\n", o.scene.c_str(), seed, dt, contactModelName(model), r.steps,
+                             "failed %d unconverged %d%s\n", o.scene.c_str(), seed, dt, model.c_str(), r.steps,
                              r.wallSeconds, quantile(r.overlap, 0.5),
                              r.overlap.empty() ? 0.0 : *std::max_element(r.overlap.begin(), r.overlap.end()),
                              r.failedSteps, r.unconverged, r.exploded ? " EXPLODED" : "");
@@ -243,7 +261,7 @@ int runExperiment(int argc, char** argv) {
                         "overlap_q1,overlap_median,overlap_q3,overlap_max,traps,feature_pairs\n");
         for (const RunResult& r : runs)
             std::fprintf(f, "%s,%s,%d,%.6g,%d,%.4f,%.4f,%d,%d,%d,%.6g,%.6g,%.6g,%.6g,%ld,%ld\n", o.scene.c_str(),
-                         contactModelName(r.model), r.seed, r.dt, r.steps, r.wallSeconds, r.solveSeconds, r.failedSteps,
+                         r.model.c_str(), r.seed, r.dt, r.steps, r.wallSeconds, r.solveSeconds, r.failedSteps,
                          r.unconverged, int(r.exploded), quantile(r.overlap, 0.25), quantile(r.overlap, 0.5),
                          quantile(r.overlap, 0.75),
                          r.overlap.empty() ? 0.0 : *std::max_element(r.overlap.begin(), r.overlap.end()), r.traps,
@@ -256,7 +274,7 @@ int runExperiment(int argc, char** argv) {
     if (std::FILE* f = std::fopen((base + "_steps.csv").c_str(), "w")) {
         std::fprintf(f, "model,seed,dt,overlap_per_step\n");
         for (const RunResult& r : runs) {
-            std::fprintf(f, "%s,%d,%.6g,", contactModelName(r.model), r.seed, r.dt);
+            std::fprintf(f, "%s,%d,%.6g,", r.model.c_str(), r.seed, r.dt);
             for (size_t k = 0; k < r.overlap.size(); ++k) std::fprintf(f, k ? " %.6g" : "%.6g", r.overlap[k]);
             std::fprintf(f, "\n");
         }
@@ -265,7 +283,7 @@ int runExperiment(int argc, char** argv) {
     if (std::FILE* f = std::fopen((base + "_overlap.csv").c_str(), "w")) {
         std::fprintf(f, "model,dt,runs,steps,q1,median,q3,max,failed_runs,failed_steps,unconverged_steps,exploded_runs,"
                         "wall_s_per_step\n");
-        for (ContactModelType model : o.models) {
+        for (const std::string& model : o.models) {
             for (double dt : dts) {
                 std::vector<double> all;
                 int n = 0, failedRuns = 0, failed = 0, unconv = 0, exploded = 0;
@@ -282,7 +300,7 @@ int runExperiment(int argc, char** argv) {
                     wall += r.wallSeconds;
                     steps += r.steps;
                 }
-                std::fprintf(f, "%s,%.6g,%d,%ld,%.6g,%.6g,%.6g,%.6g,%d,%d,%d,%d,%.6g\n", contactModelName(model), dt, n,
+                std::fprintf(f, "%s,%.6g,%d,%ld,%.6g,%.6g,%.6g,%.6g,%d,%d,%d,%d,%.6g\n", model.c_str(), dt, n,
                              steps, quantile(all, 0.25), quantile(all, 0.5), quantile(all, 0.75),
                              all.empty() ? 0.0 : *std::max_element(all.begin(), all.end()), failedRuns, failed, unconv,
                              exploded, steps ? wall / steps : 0.0);

@@ -50,6 +50,7 @@ NarrowPhaseSettings narrowPhaseSettings(const WorldSettings& settings, Real h) {
     n.motionScale = settings.speculative;
     n.dt = h;
     n.gravity = length(settings.gravity);
+    n.hyperplane = settings.hyperplaneFaces;
     return n;
 }
 

@@ -85,6 +85,8 @@ struct WorldSettings {
     Real speculative = 0;                // > 0: the margin and the narrow phase's relaxations grow
                                          //   by this times each pair's motion within the step
                                          //   (NarrowPhaseSettings::motionScale); 0: fixed
+    bool hyperplaneFaces = false;        // the conventional detector the [PEG] paper compares
+                                         //   against (NarrowPhaseSettings::hyperplane)
     Real frictionScale = 1;              // multiplies every material's mu (UI setting)
     SolverSettings solver;
     PlusSettings plus;

@@ -183,6 +183,7 @@ void collideOnDevice(DeviceWorld& d, const WorldSettings& settings, Real h, cuda
     // ---- narrow phase ----
     NarrowPhaseSettings narrow;
     narrow.margin = settings.contactMargin;
+    narrow.hyperplane = settings.hyperplaneFaces;
     launchKernel("narrow", Launch::Pair, d.pairCapacity, st, narrowKernel, m, d.shapeWorld, narrow,
                  (const uint64_t*)d.pairKeysOut.data(), d.pairCapacity, d.pairSlots, c, d.slots.data(),
                  d.pairContactCount.data());

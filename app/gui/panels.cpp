@@ -109,6 +109,10 @@ void SandboxApp::drawSettingsPanel() {
             ImGui::PushID(i);
             SolverSettings& s = copies_[i]->world.settings.solver;
             contactModelCombo("contact model", s.contactModel);
+            ImGui::Checkbox("hyperplane faces", &copies_[i]->world.settings.hyperplaneFaces);
+            helpMarker("The contacts the [PEG] paper's standard model uses: a vertex is paired with every face "
+                       "within the margin, enforced on the face's plane, with no applicability test. Shows the "
+                       "SM traps of [PEG] figures 2-3 (a body caught beside an edge it does not touch).");
             int ncp = int(s.ncp);
             ImGui::Combo("NCP function", &ncp, "Fischer-Burmeister\0minimum map\0");
             s.ncp = NcpFunction(ncp);
@@ -155,6 +159,11 @@ void SandboxApp::drawSettingsPanel() {
         changed |= ImGui::SliderFloat("friction scale", &friction, 0.f, 2.f);
         float g[3] = {float(w.gravity.x), float(w.gravity.y), float(w.gravity.z)};
         changed |= ImGui::DragFloat3("gravity", g, 0.05f, -30.f, 30.f, "%.2f");
+        float speculative = float(w.speculative);
+        changed |= ImGui::SliderFloat("speculative", &speculative, 0.f, 2.f, "%.2f");
+        helpMarker("Speculative contacts: the narrow phase widens each pair's margin, face regions and "
+                   "applicability by this times the pair's motion within the step (0: fixed). Needed at "
+                   "large steps; the GPU backend runs such worlds on the CPU.");
         if (changed) {
             for (auto& c : copies_) {
                 WorldSettings& s = c->world.settings;
@@ -162,6 +171,7 @@ void SandboxApp::drawSettingsPanel() {
                 s.substeps = w.substeps;
                 s.frictionScale = Real(friction);
                 s.gravity = Vec3{Real(g[0]), Real(g[1]), Real(g[2])};
+                s.speculative = Real(speculative);
             }
         }
         DragSettings d = copies_[0]->world.dragSettings;

@@ -39,6 +39,16 @@ struct NarrowPhaseSettings {
     Real motionScale = 0;
     Real dt = 0;                       // s: the step the contacts must hold over
     Real gravity = 0;                  // m/s^2: |g|, speed gained within the step
+    // The conventional detector the [PEG] paper compares its model against (section 2: "facets
+    // of polytopes are represented as hyperplanes"; sections 3 and 6: a standard model that falls
+    // into SM traps). A vertex is paired with every face it lies within the margin of (its
+    // projection at most `margin` outside the face polygon, its plane gap within faceWindow of
+    // its least penetrated face), whichever way the vertex's edges point: no applicability test,
+    // and edge pairs are kept whatever the applicability of their normal. Each pair is enforced
+    // on the face's plane, so a vertex beside a convex edge is held by both faces' planes (the
+    // SM trap of [PEG] figure 2). For comparing models only (sandbox experiment --models
+    // hyperplane, scene key hyperplane_faces).
+    bool hyperplane = false;
 };
 
 CS_HD PotentialContact makePotentialContact(PairType type, uint32_t fa, uint32_t fb, Vec3 pA,
@@ -74,9 +84,9 @@ CS_HD bool vertexFaceContact(const PolytopeView& P, int v, const PolytopeView& Q
     const Vec3 p = P.vertices[v];
     const Real g = vertexFaceGap(p, Q.faces[f]);
     if (g > s.margin || g < maxGap - s.faceWindow) return false;
-    if (faceRegionExcess(Q, f, p) > s.regionWidening) return false;       // feasibility
     const Vec3 eta = Q.faces[f].normal;
-    if (vertexApplicability(P, v, eta) < -s.epsTheta) return false;       // applicability
+    if (faceRegionExcess(Q, f, p) > (s.hyperplane ? s.margin : s.regionWidening)) return false;   // feasibility
+    if (!s.hyperplane && vertexApplicability(P, v, eta) < -s.epsTheta) return false;            // applicability
     const Vec3 onFace = p - g * eta;
     const uint32_t fv = makeFeatureId(FeatureKind::Vertex, v), ff = makeFeatureId(FeatureKind::Face, f);
     c = vertexIsA ? makePotentialContact(PairType::VertexFace, fv, ff, p, onFace, eta, g)
@@ -104,7 +114,7 @@ CS_HD bool edgeEdgeContact(const PolytopeView& A, int i, const PolytopeView& B, 
     Real score = edgeEdgeApplicability(ea, eb, n);
     const Real flipped = edgeEdgeApplicability(ea, eb, -n);
     if (flipped > score) { n = -n; score = flipped; }
-    if (score < -s.epsTheta) return false;
+    if (score < -s.epsTheta && !s.hyperplane) return false;
     const Vec3 qa = pa + u * da, qb = pb + w * db;
     const Real gap = dot(qa - qb, n);
     if (gap > s.margin || gap < -s.maxEdgeDepth) return false;

@@ -61,6 +61,7 @@ void readSettings(JsonObject& obj, WorldSettings& w) {
     w.gravity = obj.vec3("gravity", w.gravity);
     w.contactMargin = obj.nonNegative("margin", w.contactMargin);
     w.speculative = obj.nonNegative("speculative", w.speculative);
+    w.hyperplaneFaces = obj.flag("hyperplane_faces", w.hyperplaneFaces);
     w.frictionScale = obj.nonNegative("friction_scale", w.frictionScale);
     if (obj.has("contact") && !parseContactModelName(obj.text("contact"), s.contactModel))
         obj.fail("contact", "unknown contact model \"" + obj.text("contact") +
