@@ -57,7 +57,7 @@ struct ExperimentOptions {
     double speculative = 1;
     int newton = 0, iters = 0;    // > 0: Newton and linear iterations (else the scene's)
     std::string outDir = "docs";
-    std::vector<std::string> models{"standard", "peg"};   // variants (file header)
+    std::vector<std::string> models{"standard", "hyperplane", "peg"};   // variants (file header)
 };
 
 // A variant's contact model and detector; false for an unknown name.
