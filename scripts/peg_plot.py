@@ -64,7 +64,7 @@ try:
     traps_ax.plot(t, [int(x["sm_traps"]) for x in tr], color="tab:red", lw=0.8, label="SM traps")
     steps = len(tr)
     with_trap = sum(1 for x in tr if int(x["sm_traps"]) > 0)
-    traps_ax.set_title(f"figure 22: SM traps per step (PEG run; {with_trap}/{steps} steps have one)")
+    traps_ax.set_title(f"figure 22: SM traps (PEG run; {with_trap}/{steps} steps have one)")
     traps_ax.set_xlabel("time (s)")
     traps_ax.legend(fontsize=8)
     traps_ax.grid(True, alpha=0.3)
