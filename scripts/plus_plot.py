@@ -20,6 +20,18 @@ def rows(path):
         return list(csv.DictReader(f))
 
 
+def save_velocity_plane(fig, ax, title, path):
+    """Axes, title and file of a tangential-velocity-plane plot (figures 8 and 10)."""
+    ax.set_xlabel("tangential velocity x (m/s)")
+    ax.set_ylabel("tangential velocity y (m/s)")
+    ax.set_title(title)
+    ax.set_aspect("equal")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
 def fig8(d):
     data = rows(os.path.join(d, "plus_fig8.csv"))
     fig, ax = plt.subplots(figsize=(6, 5.5))
@@ -34,14 +46,8 @@ def fig8(d):
             ax.plot(float(roll[0]["vx"]), float(roll[0]["vy"]), "^", color=c)
     t = [2 * math.pi * k / 64 for k in range(65)]
     ax.plot([0.1 * math.cos(a) for a in t], [0.1 * math.sin(a) for a in t], "k-", lw=1)
-    ax.set_xlabel("tangential velocity x (m/s)")
-    ax.set_ylabel("tangential velocity y (m/s)")
-    ax.set_title("[PLUS] fig. 8: example 1, compliant (solid) vs PLUS (dashed)")
-    ax.set_aspect("equal")
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(os.path.join(d, "plus_fig8.png"), dpi=110)
+    save_velocity_plane(fig, ax, "[PLUS] fig. 8: example 1, compliant (solid) vs PLUS (dashed)",
+                        os.path.join(d, "plus_fig8.png"))
 
 
 def fig10(d):
@@ -55,14 +61,8 @@ def fig10(d):
         pts = [r for r in data if r["theta_max"] == th]
         ax.plot([float(r["vx"]) for r in pts], [float(r["vy"]) for r in pts], "--o", ms=2,
                 label=f"PLUS theta_max {th} rad ({summary[th]} intervals)")
-    ax.set_xlabel("tangential velocity x (m/s)")
-    ax.set_ylabel("tangential velocity y (m/s)")
-    ax.set_title("[PLUS] fig. 10: convergence as theta_max shrinks (mu 0.125)")
-    ax.set_aspect("equal")
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(os.path.join(d, "plus_fig10.png"), dpi=110)
+    save_velocity_plane(fig, ax, "[PLUS] fig. 10: convergence as theta_max shrinks (mu 0.125)",
+                        os.path.join(d, "plus_fig10.png"))
 
 
 def fig12(d):
