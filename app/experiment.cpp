@@ -56,6 +56,8 @@ struct ExperimentOptions {
     double motionScale = 1;
     double speculative = 1;
     int newton = 0, iters = 0;    // > 0: Newton and linear iterations (else the scene's)
+    double friction = -1;         // >= 0: WorldSettings::frictionScale (else the scene's)
+    double newtonTol = -1;        // > 0: SolverSettings::newtonTolerance, m/s (else the scene's)
     std::string outDir = "docs";
     std::vector<std::string> models{"standard", "hyperplane", "peg"};   // variants (file header)
 };
@@ -137,6 +139,8 @@ bool runOne(const ExperimentOptions& o, const std::string& variant, int seed, do
     if (o.speculative >= 0) settings.speculative = Real(o.speculative);
     if (o.newton > 0) settings.solver.newtonIterations = o.newton;
     if (o.iters > 0) settings.solver.linearIterations = o.iters;
+    if (o.friction >= 0) settings.frictionScale = Real(o.friction);
+    if (o.newtonTol > 0) settings.solver.newtonTolerance = Real(o.newtonTol);
     World w(m, settings);
     const double duration = o.duration > 0 ? o.duration : double(info.duration);
     const int steps = int(std::lround(duration / dt));
@@ -194,6 +198,7 @@ void usage() {
                  "usage: sandbox experiment pour3d|pour2d [--seeds N] [--seed-first S] [--dts K] [--dt-min S] [--dt-max S]\n"
                  "         [--duration S] [--models standard,hyperplane,peg] [--trap-dt S] [--out DIR]\n"
                  "         [--margin-speed V] [--motion-scale S] [--speculative S] [--newton N] [--iters M]\n"
+                 "         [--friction S] [--newton-tol T]\n"
                  "  [PEG] section 6: N seeds x K step sizes (log-spaced, default 10 x 16 from 0.001 to 0.05 s)\n");
 }
 
@@ -224,6 +229,8 @@ int runExperiment(int argc, char** argv) {
         else if (a == "--speculative") o.speculative = std::atof(next());
         else if (a == "--newton") o.newton = std::atoi(next());
         else if (a == "--iters") o.iters = std::atoi(next());
+        else if (a == "--friction") o.friction = std::atof(next());
+        else if (a == "--newton-tol") o.newtonTol = std::atof(next());
         else if (a == "--out") o.outDir = next();
         else if (a == "--models") {
             if (!parseModels(next(), o.models)) { usage(); return 2; }
