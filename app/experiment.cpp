@@ -202,6 +202,12 @@ void usage() {
                  "  [PEG] section 6: N seeds x K step sizes (log-spaced, default 10 x 16 from 0.001 to 0.05 s)\n");
 }
 
+// Bad input: one line, status 2 (`sandbox experiment` alone prints the usage).
+int bad(const std::string& what) {
+    std::fprintf(stderr, "sandbox experiment: %s (run `sandbox experiment` for the usage)\n", what.c_str());
+    return 2;
+}
+
 }  // namespace
 
 }  // namespace cs
@@ -214,7 +220,7 @@ int runExperiment(int argc, char** argv) {
     for (int i = 3; i < argc; ++i) {
         std::string a = argv[i];
         auto next = [&]() -> const char* {
-            if (i + 1 >= argc) { usage(); std::exit(2); }
+            if (i + 1 >= argc) std::exit(bad("missing value for " + a));
             return argv[++i];
         };
         if (a == "--seeds") o.seeds = std::atoi(next());
@@ -233,10 +239,16 @@ int runExperiment(int argc, char** argv) {
         else if (a == "--newton-tol") o.newtonTol = std::atof(next());
         else if (a == "--out") o.outDir = next();
         else if (a == "--models") {
-            if (!parseModels(next(), o.models)) { usage(); return 2; }
-        } else { usage(); return 2; }
+            const char* list = next();
+            if (!parseModels(list, o.models))
+                return bad(std::string("bad --models \"") + list + "\": a list of standard, hyperplane, peg");
+        } else {
+            return bad("unknown option " + a);
+        }
     }
-    if (o.seeds < 1 || o.seedFirst < 1 || o.dtCount < 1 || !(o.dtMin > 0) || !(o.dtMax >= o.dtMin)) { usage(); return 2; }
+    if (o.seeds < 1 || o.seedFirst < 1 || o.dtCount < 1)
+        return bad("--seeds, --seed-first and --dts must be positive integers");
+    if (!(o.dtMin > 0) || !(o.dtMax >= o.dtMin)) return bad("need 0 < --dt-min <= --dt-max");
     std::vector<double> dts;
     for (int k = 0; k < o.dtCount; ++k)
         dts.push_back(o.dtCount == 1 ? o.dtMin : o.dtMin * std::pow(o.dtMax / o.dtMin, double(k) / (o.dtCount - 1)));
@@ -252,7 +264,7 @@ int runExperiment(int argc, char** argv) {
             for (const std::string& model : o.models) {
                 RunResult r;
                 bool traceThis = model == "peg" && seed == 1 && dt == traceDt;
-                if (!runOne(o, model, seed, dt, r, traceThis ? &trace : nullptr)) return 1;
+                if (!runOne(o, model, seed, dt, r, traceThis ? &trace : nullptr)) return 2;   // scene failed to load
                 std::fprintf(stderr, "%s seed %d dt %.4f %-8s steps %5d wall %6.2f s  overlap median %.3g max %.3g  "
                              "failed %d unconverged %d%s\n", o.scene.c_str(), seed, dt, model.c_str(), r.steps,
                              r.wallSeconds, quantile(r.overlap, 0.5),

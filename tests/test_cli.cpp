@@ -3,10 +3,13 @@
 // with values checked against closed forms (free fall before the box reaches the ground).
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -139,4 +142,49 @@ TEST_CASE("cli: overrides reach the world and cuda falls back to cpu in one line
     Result c = sandbox("run box_on_plane --steps 1 --backend cuda --json");
     CHECK(c.status == 0);
     CHECK(c.out.find("running on cpu") != std::string::npos);
+}
+
+// `sandbox experiment` ([PEG] section 6) on a short pour3d: two step sizes, two variants. The
+// CSVs must hold one line per run with the step count the duration implies, quartiles in order,
+// and no failed step; bad options give one line and status 2.
+TEST_CASE("cli: experiment writes the pouring sweep's CSVs") {
+    checkUsageError("experiment pour3d --models magic", "bad --models \"magic\"");
+    checkUsageError("experiment pour3d --bogus", "unknown option --bogus");
+    checkUsageError("experiment pour3d --dt-min 0.02 --dt-max 0.01", "--dt-min");
+    checkUsageError("experiment no_such_scene --seeds 1 --dts 1", "unknown scene");
+
+    const std::string dir = tempPath("experiment");
+    std::filesystem::create_directories(dir);
+    Result r = sandbox("experiment pour3d --seeds 1 --dts 2 --dt-min 0.005 --dt-max 0.01 --duration 0.6 "
+                       "--models standard,peg --friction 0 --out '" + dir + "'");
+    CAPTURE(r.out);
+    REQUIRE(r.status == 0);
+    std::ifstream runs(dir + "/peg_pour3d_runs.csv");
+    std::string line;
+    REQUIRE(std::getline(runs, line));
+    CHECK(line.rfind("scene,model,seed,dt,steps,", 0) == 0);
+    int n = 0;
+    while (std::getline(runs, line)) {
+        CAPTURE(line);
+        std::vector<std::string> f;
+        std::stringstream ss(line);
+        for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+        REQUIRE(f.size() == 16);
+        CHECK(f[0] == "pour3d");
+        CHECK((f[1] == "standard" || f[1] == "peg"));
+        double dt = std::stod(f[3]);
+        CHECK(std::stoi(f[4]) == (int)std::lround(0.6 / dt));   // steps
+        CHECK(std::stoi(f[7]) == 0);                              // failed steps
+        CHECK(f[9] == "0");                                       // exploded
+        double q1 = std::stod(f[10]), med = std::stod(f[11]), q3 = std::stod(f[12]), mx = std::stod(f[13]);
+        CHECK(0 <= q1);
+        CHECK(q1 <= med);
+        CHECK(med <= q3);
+        CHECK(q3 <= mx);
+        ++n;
+    }
+    CHECK(n == 4);
+    for (const char* suffix : {"_overlap.csv", "_steps.csv"})
+        CHECK(std::filesystem::exists(dir + "/peg_pour3d" + suffix));
+    std::filesystem::remove_all(dir);
 }
