@@ -9,7 +9,10 @@
 namespace cs {
 
 std::string CopySpec::label() const {
-    return std::string(contactModelName(model)) + "/" + solverTypeName(solver);
+    // The standard model on hyperplane faces is the variant `sandbox experiment` calls "hyperplane".
+    std::string name = contactModelName(model);
+    if (hyperplane) name = model == ContactModelType::Standard ? "hyperplane" : name + "+hyperplane";
+    return name + "/" + solverTypeName(solver);
 }
 
 void SettingOverrides::apply(WorldSettings& s) const {
@@ -33,8 +36,10 @@ bool parseCompareList(const std::string& text, std::vector<CopySpec>& out, std::
         CopySpec spec;
         size_t slash = item.find('/');
         std::string model = item.substr(0, slash);
+        spec.hyperplane = model == "hyperplane";
+        if (spec.hyperplane) model = "standard";
         if (!parseContactModelName(model, spec.model)) {
-            *error = "--compare: unknown contact model '" + model + "' (standard, peg, plus, compliant)";
+            *error = "--compare: unknown contact model '" + model + "' (standard, hyperplane, peg, plus, compliant)";
             return false;
         }
         if (slash != std::string::npos) {
@@ -168,7 +173,8 @@ bool parseGuiOptions(int argc, char** argv, bool record, GuiOptions& o, std::str
 
 const char* guiUsage() {
     return "usage: sandbox gui [SCENE] [options]\n"
-           "  --compare 'standard/pcr,standard/jacobi'  2 to 4 copies side by side\n"
+           "  --compare 'standard/pcr,standard/jacobi'  2 to 4 copies side by side (MODEL/SOLVER; MODEL\n"
+           "                      standard, hyperplane (standard on faces as hyperplanes), peg, plus, compliant)\n"
            "  --model M --ncp fb|min --solver S --newton N --linear N --dt S --substeps N\n"
            "  --friction X --gravity gz|gx,gy,gz        settings over the scene's own\n"
            "  --size WxH (default 1280x720)  --shadows | --no-shadows (default: on with a GPU)\n"

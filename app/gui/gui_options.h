@@ -16,6 +16,7 @@ namespace cs {
 struct CopySpec {
     ContactModelType model = ContactModelType::Standard;
     LinearSolverType solver = LinearSolverType::PCR;
+    bool hyperplane = false;   // faces as hyperplanes (WorldSettings::hyperplaneFaces); "hyperplane" in --compare
     std::string label() const;
 };
 

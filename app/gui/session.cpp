@@ -23,6 +23,8 @@ Json settingsJson(const WorldSettings& s) {
                 {"substeps", s.substeps},
                 {"gravity", vec(s.gravity)},
                 {"contactMargin", s.contactMargin},
+                {"speculative", s.speculative},
+                {"hyperplaneFaces", s.hyperplaneFaces},
                 {"frictionScale", s.frictionScale},
                 {"contact", contactModelName(s.solver.contactModel)},
                 {"ncp", ncpFunctionName(s.solver.ncp)},
@@ -44,6 +46,8 @@ WorldSettings settingsFromJson(const Json& j) {
     s.substeps = j.at("substeps").get<int>();
     s.gravity = vec(j.at("gravity"));
     s.contactMargin = j.at("contactMargin").get<Real>();
+    s.speculative = j.value("speculative", s.speculative);             // absent in sessions before 2026-11
+    s.hyperplaneFaces = j.value("hyperplaneFaces", s.hyperplaneFaces);
     s.frictionScale = j.at("frictionScale").get<Real>();
     if (!parseContactModelName(j.at("contact").get<std::string>(), s.solver.contactModel))
         throw std::runtime_error("unknown contact model " + j.at("contact").get<std::string>());

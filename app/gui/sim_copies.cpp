@@ -53,6 +53,7 @@ bool sameSettings(const WorldSettings& a, const WorldSettings& b) {
     const SolverSettings &p = a.solver, &q = b.solver;
     return a.dt == b.dt && a.substeps == b.substeps && sameVec(a.gravity, b.gravity) &&
            a.contactMargin == b.contactMargin && a.frictionScale == b.frictionScale &&
+           a.speculative == b.speculative && a.hyperplaneFaces == b.hyperplaneFaces &&
            p.contactModel == q.contactModel && p.ncp == q.ncp && p.linearSolver == q.linearSolver &&
            p.newtonIterations == q.newtonIterations && p.linearIterations == q.linearIterations &&
            p.newtonTolerance == q.newtonTolerance && p.linearTolerance == q.linearTolerance &&
@@ -97,6 +98,7 @@ void SandboxApp::setCopies(const std::vector<CopySpec>& specs) {
         if (!specs.empty()) {
             s.solver.contactModel = specs[i].model;
             s.solver.linearSolver = specs[i].solver;
+            if (specs[i].hyperplane) s.hyperplaneFaces = true;
         }
         std::string why;
         if (!contactModelAvailable(s.solver.contactModel, &why)) {
@@ -105,6 +107,7 @@ void SandboxApp::setCopies(const std::vector<CopySpec>& specs) {
         }
         c->spec.model = s.solver.contactModel;
         c->spec.solver = s.solver.linearSolver;
+        c->spec.hyperplane = s.hyperplaneFaces;
         c->label = c->spec.label();
         c->world = World(sceneModel_, s);
         copies_.push_back(std::move(c));
@@ -283,6 +286,7 @@ void SandboxApp::logSettingsChanges() {
         if (sameSettings(s, loggedSettings_[i])) continue;
         copies_[i]->spec.model = s.solver.contactModel;
         copies_[i]->spec.solver = s.solver.linearSolver;
+        copies_[i]->spec.hyperplane = s.hyperplaneFaces;
         copies_[i]->label = copies_[i]->spec.label();
         SessionEvent e;
         e.type = SessionEventType::Settings;
@@ -312,10 +316,12 @@ bool SandboxApp::startReplay(const std::string& path, std::string* error) {
         if (!options_.compare.empty()) {
             base.solver.contactModel = copies_[i]->spec.model;
             base.solver.linearSolver = copies_[i]->spec.solver;
+            if (copies_[i]->spec.hyperplane) base.hyperplaneFaces = true;
         }
         copies_[i]->world.settings = base;
         copies_[i]->spec.model = base.solver.contactModel;
         copies_[i]->spec.solver = base.solver.linearSolver;
+        copies_[i]->spec.hyperplane = base.hyperplaneFaces;
         copies_[i]->label = copies_[i]->spec.label();
         loggedSettings_[i] = base;
         session_.settings[i] = base;
