@@ -63,4 +63,19 @@ replay=$(grep '^bodies-report' "$OUT/replay.log")
 echo "live:   $live"
 echo "replay: $replay"
 [ -n "$live" ] && [ "$live" = "$replay" ] || fail "the replay does not reproduce the session"
+
+# The scene's settings that a session does not record (here brick_impact's PLUS block) must hold
+# in the replay too: 120 frames of PLUS, live and replayed, end in the same state.
+cat >"$OUT/plus.script" <<'SCRIPT'
+119 report
+SCRIPT
+"$SANDBOX" gui brick_impact --model plus --headless --script "$OUT/plus.script" --frames 120 \
+    --session-out "$OUT/plus_session.json" --size 800x600 >"$OUT/plus_live.log" 2>&1 || fail "PLUS session failed"
+"$SANDBOX" gui --headless --replay "$OUT/plus_session.json" --script "$OUT/plus.script" --frames 120 --size 800x600 \
+    >"$OUT/plus_replay.log" 2>&1 || fail "PLUS replay failed: $(cat "$OUT/plus_replay.log")"
+live=$(grep '^bodies-report' "$OUT/plus_live.log")
+replay=$(grep '^bodies-report' "$OUT/plus_replay.log")
+echo "PLUS live:   $live"
+echo "PLUS replay: $replay"
+[ -n "$live" ] && [ "$live" = "$replay" ] || fail "the PLUS replay does not keep the scene's PLUS settings"
 echo "gui_record: PASS"

@@ -61,6 +61,18 @@ bool sameSettings(const WorldSettings& a, const WorldSettings& b) {
            p.complementarityPreconditioner == q.complementarityPreconditioner && p.stabilization == q.stabilization;
 }
 
+// A session records the settings the panels change (session.cpp settingsJson). The others (the
+// PLUS, compliant and PEG blocks, the push-out speed) have no widget, so a replay keeps the
+// scene's. Read from a session file they were the engine's defaults, and a replay of brick_impact
+// with PLUS (or heavy_stack with the compliant model) ended elsewhere than the live run
+// (scripts/record_test.sh).
+void keepSceneOnlySettings(WorldSettings& s, const WorldSettings& scene) {
+    s.plus = scene.plus;
+    s.compliant = scene.compliant;
+    s.solver.peg = scene.solver.peg;
+    s.solver.maxPushoutSpeed = scene.solver.maxPushoutSpeed;
+}
+
 }  // namespace
 
 bool SandboxApp::loadScene(const std::string& nameOrPath, std::string* error) {
@@ -308,6 +320,9 @@ bool SandboxApp::startReplay(const std::string& path, std::string* error) {
     Session s;
     if (!readSession(path, s, error)) return false;
     if (!loadScene(s.scene, error)) return false;
+    for (WorldSettings& w : s.settings) keepSceneOnlySettings(w, sceneSettings_);
+    for (SessionEvent& e : s.events)
+        if (e.type == SessionEventType::Settings) keepSceneOnlySettings(e.settings, sceneSettings_);
     std::vector<CopySpec> specs = options_.compare;
     setCopies(specs);
     for (int i = 0; i < copyCount(); ++i) {
