@@ -64,6 +64,9 @@ struct ExperimentOptions {
     int newton = 60, iters = 100; // > 0: Newton and linear iterations (0: the scene's)
     double friction = 0;          // >= 0: WorldSettings::frictionScale (< 0: the scene's)
     double newtonTol = 1e-12;     // > 0: SolverSettings::newtonTolerance, m/s (0: the scene's)
+    // Not in the paper: passes of the world's position projection after each step (both models
+    // alike; World::projectPositions), which moves apart what the linearized gap left overlapped.
+    int projection = 0;
     std::string outDir = "docs";
     std::vector<std::string> models{"standard", "hyperplane", "peg"};   // variants (file header)
 };
@@ -147,6 +150,7 @@ bool runOne(const ExperimentOptions& o, const std::string& variant, int seed, do
     if (o.iters > 0) settings.solver.linearIterations = o.iters;
     if (o.friction >= 0) settings.frictionScale = Real(o.friction);
     if (o.newtonTol > 0) settings.solver.newtonTolerance = Real(o.newtonTol);
+    settings.projectionPasses = o.projection;
     World w(m, settings);
     const double duration = o.duration > 0 ? o.duration : double(info.duration);
     const int steps = int(std::lround(duration / dt));
@@ -204,7 +208,7 @@ void usage() {
                  "usage: sandbox experiment pour3d|pour2d [--seeds N] [--seed-first S] [--dts K] [--dt-min S] [--dt-max S]\n"
                  "         [--duration S] [--models standard,hyperplane,peg] [--trap-dt S] [--out DIR]\n"
                  "         [--margin-speed V] [--motion-scale S] [--speculative S] [--newton N] [--iters M]\n"
-                 "         [--friction S] [--newton-tol T]\n"
+                 "         [--friction S] [--newton-tol T] [--projection P]\n"
                  "  [PEG] section 6: N seeds x K step sizes (log-spaced, default 10 x 16 from 0.001 to 0.05 s)\n");
 }
 
@@ -243,6 +247,7 @@ int runExperiment(int argc, char** argv) {
         else if (a == "--iters") o.iters = std::atoi(next());
         else if (a == "--friction") o.friction = std::atof(next());
         else if (a == "--newton-tol") o.newtonTol = std::atof(next());
+        else if (a == "--projection") o.projection = std::atoi(next());
         else if (a == "--out") o.outDir = next();
         else if (a == "--models") {
             const char* list = next();
@@ -254,6 +259,7 @@ int runExperiment(int argc, char** argv) {
     }
     if (o.seeds < 1 || o.seedFirst < 1 || o.dtCount < 1)
         return bad("--seeds, --seed-first and --dts must be positive integers");
+    if (o.projection < 0) return bad("--projection must be 0 (off) or a number of passes");
     if (!(o.dtMin > 0) || !(o.dtMax >= o.dtMin)) return bad("need 0 < --dt-min <= --dt-max");
     std::vector<double> dts;
     for (int k = 0; k < o.dtCount; ++k)

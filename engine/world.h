@@ -88,6 +88,9 @@ struct WorldSettings {
     bool hyperplaneFaces = false;        // the conventional detector the [PEG] paper compares
                                          //   against (NarrowPhaseSettings::hyperplane)
     Real frictionScale = 1;              // multiplies every material's mu (UI setting)
+    int projectionPasses = 0;            // > 0: after each step, this many passes of the position
+                                         //   projection (World::projectPositions); 0: off
+    Real projectionMaxCorrection = Real(0.2);   // m: the most one pass moves an overlap apart
     SolverSettings solver;
     PlusSettings plus;
     CompliantSettings compliant;
@@ -105,7 +108,7 @@ void startBodyVelocities(const Model& model, const State& state, const uint8_t* 
 
 // Seconds spent in each stage of the last step (Box2D's b2Profile).
 struct StepProfile {
-    double broadPhase = 0, narrowPhase = 0, contactModel = 0, solve = 0, integrate = 0, total = 0;
+    double broadPhase = 0, narrowPhase = 0, contactModel = 0, solve = 0, integrate = 0, project = 0, total = 0;
 };
 
 // What the last solve did, for the runner, the app's table and the convergence plot.
@@ -205,6 +208,8 @@ public:
 
 private:
     void substep(Real h);
+    void findShapePairs(const NarrowPhaseSettings& narrow);   // broad phase into the scratch
+    void projectPositions();                                  // the optional last stage
     Model model_;
     State state_;
     StepProfile profile_;

@@ -113,6 +113,8 @@ bool gpuSupports(const World& world, std::string* why) {
         reason = "the GPU path has no mouse-drag rows yet";
     else if (world.settings.speculative > 0)
         reason = "the GPU narrow phase has no speculative widening yet (settings.speculative)";
+    else if (world.settings.projectionPasses > 0)
+        reason = "the GPU path has no position projection yet (settings.projectionPasses)";
     if (reason && why) *why = reason;
     return reason == nullptr;
 }

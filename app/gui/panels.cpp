@@ -164,6 +164,11 @@ void SandboxApp::drawSettingsPanel() {
         helpMarker("Speculative contacts: the narrow phase widens each pair's margin, face regions and "
                    "applicability by this times the pair's motion within the step (0: fixed). Needed at "
                    "large steps; the GPU backend runs such worlds on the CPU.");
+        changed |= ImGui::SliderInt("projection passes", &w.projectionPasses, 0, 4);
+        helpMarker("Position projection after each step: overlaps the step left (a turning face moves "
+                   "its plane by a second-order term the linearized gap leaves out) are moved apart by "
+                   "the contact model's own constraints, without changing velocities (0: off). The GPU "
+                   "backend runs such worlds on the CPU.");
         if (changed) {
             for (auto& c : copies_) {
                 WorldSettings& s = c->world.settings;
@@ -172,6 +177,7 @@ void SandboxApp::drawSettingsPanel() {
                 s.frictionScale = Real(friction);
                 s.gravity = Vec3{Real(g[0]), Real(g[1]), Real(g[2])};
                 s.speculative = Real(speculative);
+                s.projectionPasses = w.projectionPasses;
             }
         }
         DragSettings d = copies_[0]->world.dragSettings;

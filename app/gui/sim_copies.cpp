@@ -54,6 +54,7 @@ bool sameSettings(const WorldSettings& a, const WorldSettings& b) {
     return a.dt == b.dt && a.substeps == b.substeps && sameVec(a.gravity, b.gravity) &&
            a.contactMargin == b.contactMargin && a.frictionScale == b.frictionScale &&
            a.speculative == b.speculative && a.hyperplaneFaces == b.hyperplaneFaces &&
+           a.projectionPasses == b.projectionPasses &&
            p.contactModel == q.contactModel && p.ncp == q.ncp && p.linearSolver == q.linearSolver &&
            p.newtonIterations == q.newtonIterations && p.linearIterations == q.linearIterations &&
            p.newtonTolerance == q.newtonTolerance && p.linearTolerance == q.linearTolerance &&
@@ -62,7 +63,7 @@ bool sameSettings(const WorldSettings& a, const WorldSettings& b) {
 }
 
 // A session records the settings the panels change (session.cpp settingsJson). The others (the
-// PLUS, compliant and PEG blocks, the push-out speed) have no widget, so a replay keeps the
+// PLUS, compliant and PEG blocks, the push-out speed, the projection's cap) have no widget, so a replay keeps the
 // scene's. Read from a session file they were the engine's defaults, and a replay of brick_impact
 // with PLUS (or heavy_stack with the compliant model) ended elsewhere than the live run
 // (scripts/record_test.sh).
@@ -71,6 +72,7 @@ void keepSceneOnlySettings(WorldSettings& s, const WorldSettings& scene) {
     s.compliant = scene.compliant;
     s.solver.peg = scene.solver.peg;
     s.solver.maxPushoutSpeed = scene.solver.maxPushoutSpeed;
+    s.projectionMaxCorrection = scene.projectionMaxCorrection;
 }
 
 }  // namespace

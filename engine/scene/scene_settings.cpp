@@ -63,6 +63,8 @@ void readSettings(JsonObject& obj, WorldSettings& w) {
     w.speculative = obj.nonNegative("speculative", w.speculative);
     w.hyperplaneFaces = obj.flag("hyperplane_faces", w.hyperplaneFaces);
     w.frictionScale = obj.nonNegative("friction_scale", w.frictionScale);
+    w.projectionPasses = obj.integer("projection", w.projectionPasses, 0);
+    w.projectionMaxCorrection = obj.positive("projection_max", w.projectionMaxCorrection);
     if (obj.has("contact") && !parseContactModelName(obj.text("contact"), s.contactModel))
         obj.fail("contact", "unknown contact model \"" + obj.text("contact") +
                                 "\" (expected standard, peg, plus or compliant)");
