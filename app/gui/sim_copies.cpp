@@ -63,10 +63,10 @@ bool sameSettings(const WorldSettings& a, const WorldSettings& b) {
 }
 
 // A session records the settings the panels change (session.cpp settingsJson). The others (the
-// PLUS, compliant and PEG blocks, the push-out speed, the projection's cap) have no widget, so a replay keeps the
-// scene's. Read from a session file they were the engine's defaults, and a replay of brick_impact
-// with PLUS (or heavy_stack with the compliant model) ended elsewhere than the live run
-// (scripts/record_test.sh).
+// PLUS, compliant and PEG blocks, the push-out speed, the projection's cap) have no widget, so a
+// replay keeps the scene's. Read from a session file they were the engine's defaults, and a
+// replay of brick_impact with PLUS (or heavy_stack with the compliant model) ended elsewhere than
+// the live run (scripts/record_test.sh).
 void keepSceneOnlySettings(WorldSettings& s, const WorldSettings& scene) {
     s.plus = scene.plus;
     s.compliant = scene.compliant;
