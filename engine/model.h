@@ -56,6 +56,8 @@ struct Model {
     std::vector<int> bodyShapeCount;     // (nbody)
     std::vector<Real> bodySpawnTime;     // (nbody) dormant before this time (0: from the start)
     std::vector<Color3> bodyColor;       // (nbody) display colour
+    std::vector<float> bodyOpacity;      // (nbody) display opacity in (0, 1]; below 1 the body is
+                                         // drawn see-through and a picking ray passes a static one
 
     // ---- shapes: convex parts (nshape) ----
     std::vector<ShapeType> shapeType;    // (nshape)

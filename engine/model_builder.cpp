@@ -52,6 +52,7 @@ int addBody(Model& model, const BodyDesc& desc, std::string* error) {
         return fail(error, who + ": density must be positive");
     if (!desc.isStatic && desc.mass < 0) return fail(error, who + ": mass must be positive");
     if (desc.material.friction < 0) return fail(error, who + ": friction must be non-negative");
+    if (!(desc.opacity > 0 && desc.opacity <= 1)) return fail(error, who + ": opacity must lie in (0, 1]");
 
     // Mass properties of each part in the body frame, then of the union.
     Real density = desc.density > 0 ? desc.density : Real(1000);
@@ -111,6 +112,7 @@ int addBody(Model& model, const BodyDesc& desc, std::string* error) {
     model.bodyShapeCount.push_back((int)desc.shapes.size());
     model.bodySpawnTime.push_back(desc.spawnTime);
     model.bodyColor.push_back(desc.color);
+    model.bodyOpacity.push_back(desc.opacity);
 
     for (const ShapeDesc& s : desc.shapes) {
         Transform local = s.local;

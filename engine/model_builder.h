@@ -31,6 +31,7 @@ struct BodyDesc {
     Material material;
     Real spawnTime = 0;
     Color3 color{0.6f, 0.6f, 0.65f};
+    float opacity = 1.f;              // (0, 1]: below 1 drawn see-through (glass walls)
 };
 
 // Returns the new body's index, or -1 with *error set.

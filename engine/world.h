@@ -201,7 +201,8 @@ public:
     DragSettings dragSettings;
     // Adds a body between steps (a launched box or sphere); returns its index or -1 with error.
     int addBody(const BodyDesc& desc, std::string* error);
-    // Ray cast against all shapes: returns the body hit first (or -1) and the hit point.
+    // Ray cast against all shapes but those of static see-through bodies (glass walls, opacity < 1,
+    // which the user picks through): returns the body hit first (or -1) and the hit point.
     int rayCast(Vec3 origin, Vec3 direction, Vec3* hitPoint) const;
     // Index of the body with this name, or -1.
     int findBody(const std::string& name) const;

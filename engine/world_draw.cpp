@@ -47,7 +47,7 @@ int World::rayCast(Vec3 origin, Vec3 direction, Vec3* hitPoint) const {
     Real bestT = Real(1e30);
     for (int s = 0; s < model_.shapeCount(); ++s) {
         int b = model_.shapeBody[s];
-        if (!isActive(b)) continue;
+        if (!isActive(b) || (model_.isStatic(b) && model_.bodyOpacity[b] < 1)) continue;
         Transform x = shapeTransform(s);
         Real t;
         bool hit = model_.shapeType[s] == ShapeType::Sphere

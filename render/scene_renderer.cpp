@@ -81,10 +81,12 @@ bool SceneRenderer::init(std::string* error) {
 
 void SceneRenderer::shutdown() {
     for (auto& m : meshes_) {
-        glDeleteVertexArrays(1, &m.vao);
+        for (InstanceLayer* l : {&m.opaque, &m.seeThrough}) {
+            glDeleteVertexArrays(1, &l->vao);
+            glDeleteBuffers(1, &l->instanceVbo);
+        }
         glDeleteBuffers(1, &m.vbo);
         glDeleteBuffers(1, &m.ebo);
-        glDeleteBuffers(1, &m.instanceVbo);
     }
     meshes_.clear();
     for (ShadowMap& m : shadowMaps_) {
@@ -95,7 +97,10 @@ void SceneRenderer::shutdown() {
 }
 
 void SceneRenderer::resetModel() {
-    for (auto& m : meshes_) m.instances.clear();
+    for (auto& m : meshes_) {
+        m.opaque.instances.clear();
+        m.seeThrough.instances.clear();
+    }
     shapeMesh_.clear();
     if (sphereMesh_ < 0) {
         std::vector<float> v;
@@ -112,29 +117,37 @@ void SceneRenderer::resetModel() {
 
 int SceneRenderer::uploadMesh(const std::vector<float>& vertices, const std::vector<uint32_t>& indices) {
     Mesh m;
-    glGenVertexArrays(1, &m.vao);
-    glBindVertexArray(m.vao);
     glGenBuffers(1, &m.vbo);
     glBindBuffer(GL_ARRAY_BUFFER, m.vbo);
     glBufferData(GL_ARRAY_BUFFER, vertices.size() * sizeof(float), vertices.data(), GL_STATIC_DRAW);
+    // Filled through the array target: the element binding belongs to whichever vertex array is bound.
+    glGenBuffers(1, &m.ebo);
+    glBindBuffer(GL_ARRAY_BUFFER, m.ebo);
+    glBufferData(GL_ARRAY_BUFFER, indices.size() * sizeof(uint32_t), indices.data(), GL_STATIC_DRAW);
+    m.indexCount = (int)indices.size();
+    makeLayer(m, m.opaque);
+    makeLayer(m, m.seeThrough);
+    meshes_.push_back(std::move(m));
+    return (int)meshes_.size() - 1;
+}
+
+void SceneRenderer::makeLayer(const Mesh& m, InstanceLayer& layer) {
+    glGenVertexArrays(1, &layer.vao);
+    glBindVertexArray(layer.vao);
+    glBindBuffer(GL_ARRAY_BUFFER, m.vbo);
     glEnableVertexAttribArray(0);
     glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 6 * sizeof(float), (void*)0);
     glEnableVertexAttribArray(1);
     glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, 6 * sizeof(float), (void*)(3 * sizeof(float)));
-    glGenBuffers(1, &m.ebo);
     glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, m.ebo);
-    glBufferData(GL_ELEMENT_ARRAY_BUFFER, indices.size() * sizeof(uint32_t), indices.data(), GL_STATIC_DRAW);
-    glGenBuffers(1, &m.instanceVbo);
-    glBindBuffer(GL_ARRAY_BUFFER, m.instanceVbo);
+    glGenBuffers(1, &layer.instanceVbo);
+    glBindBuffer(GL_ARRAY_BUFFER, layer.instanceVbo);
     for (int k = 0; k < 4; ++k) {
         glEnableVertexAttribArray(2 + k);
         glVertexAttribPointer(2 + k, 4, GL_FLOAT, GL_FALSE, sizeof(BodyInstance), (void*)(uintptr_t)(k * 16));
         glVertexAttribDivisor(2 + k, 1);
     }
     glBindVertexArray(0);
-    m.indexCount = (int)indices.size();
-    meshes_.push_back(std::move(m));
-    return (int)meshes_.size() - 1;
 }
 
 int SceneRenderer::meshForPolytope(const ConvexPolytope& p) {
@@ -194,7 +207,10 @@ Color3 SceneRenderer::bodyColor(const Model& model, int b) const {
 void SceneRenderer::gatherInstances(const World& world, int selectedBody) {
     const Model& model = world.model();
     syncModel(model);
-    for (auto& m : meshes_) m.instances.clear();
+    for (auto& m : meshes_) {
+        m.opaque.instances.clear();
+        m.seeThrough.instances.clear();
+    }
     const State& state = world.state();
     for (int b = 0; b < model.bodyCount(); ++b) {
         if (!world.isActive(b)) continue;
@@ -211,35 +227,40 @@ void SceneRenderer::gatherInstances(const World& world, int selectedBody) {
             inst.color[0] = c.r;
             inst.color[1] = c.g;
             inst.color[2] = c.b;
-            inst.color[3] = model.isStatic(b) ? 2.f : 1.f;
-            meshes_[shapeMesh_[s]].instances.push_back(inst);
+            float opacity = model.bodyOpacity[b];
+            inst.color[3] = opacity + (model.isStatic(b) ? 2.f : 0.f);
+            Mesh& mesh = meshes_[shapeMesh_[s]];
+            (opacity < 1 ? mesh.seeThrough : mesh.opaque).instances.push_back(inst);
         }
     }
     if (needGroundPlane_) {
         BodyInstance inst;
         setInstanceRow(inst, Transform{{0, 0, 0}, quatIdentity()}, 1.f);
-        inst.color[0] = 0.52f; inst.color[1] = 0.53f; inst.color[2] = 0.55f; inst.color[3] = 2.f;
-        meshes_[planeMesh_].instances.push_back(inst);
+        inst.color[0] = 0.52f; inst.color[1] = 0.53f; inst.color[2] = 0.55f; inst.color[3] = 3.f;
+        meshes_[planeMesh_].opaque.instances.push_back(inst);
     }
     for (auto& m : meshes_) {
-        if (m.instances.empty()) continue;
-        glBindBuffer(GL_ARRAY_BUFFER, m.instanceVbo);
-        size_t bytes = m.instances.size() * sizeof(BodyInstance);
-        if (m.instances.size() > m.instanceCapacity) {
-            m.instanceCapacity = m.instances.size() * 2;
-            glBufferData(GL_ARRAY_BUFFER, m.instanceCapacity * sizeof(BodyInstance), nullptr, GL_STREAM_DRAW);
+        for (InstanceLayer* l : {&m.opaque, &m.seeThrough}) {
+            if (l->instances.empty()) continue;
+            glBindBuffer(GL_ARRAY_BUFFER, l->instanceVbo);
+            size_t bytes = l->instances.size() * sizeof(BodyInstance);
+            if (l->instances.size() > l->capacity) {
+                l->capacity = l->instances.size() * 2;
+                glBufferData(GL_ARRAY_BUFFER, l->capacity * sizeof(BodyInstance), nullptr, GL_STREAM_DRAW);
+            }
+            glBufferSubData(GL_ARRAY_BUFFER, 0, bytes, l->instances.data());
         }
-        glBufferSubData(GL_ARRAY_BUFFER, 0, bytes, m.instances.data());
     }
 }
 
-void SceneRenderer::drawMeshes(bool shadowPass) {
+void SceneRenderer::drawMeshes(Pass pass) {
     for (size_t i = 0; i < meshes_.size(); ++i) {
         Mesh& m = meshes_[i];
-        if (m.instances.empty()) continue;
-        if (shadowPass && (int)i == planeMesh_) continue;
-        glBindVertexArray(m.vao);
-        glDrawElementsInstanced(GL_TRIANGLES, m.indexCount, GL_UNSIGNED_INT, nullptr, (int)m.instances.size());
+        InstanceLayer& l = pass == Pass::SeeThrough ? m.seeThrough : m.opaque;
+        if (l.instances.empty()) continue;
+        if (pass == Pass::Shadow && (int)i == planeMesh_) continue;
+        glBindVertexArray(l.vao);
+        glDrawElementsInstanced(GL_TRIANGLES, m.indexCount, GL_UNSIGNED_INT, nullptr, (int)l.instances.size());
         ++drawCalls;
     }
     glBindVertexArray(0);
@@ -288,7 +309,7 @@ void SceneRenderer::renderShadows(const Camera& camera, int slot) {
                        glm::value_ptr(map.lightViewProj));
     glEnable(GL_POLYGON_OFFSET_FILL);
     glPolygonOffset(1.5f, 2.f);
-    drawMeshes(true);
+    drawMeshes(Pass::Shadow);
     glDisable(GL_POLYGON_OFFSET_FILL);
     glUseProgram(0);
 }
@@ -314,7 +335,16 @@ void SceneRenderer::render(const Camera& camera, const Viewport& vp, int slot) {
     glActiveTexture(GL_TEXTURE0);
     glBindTexture(GL_TEXTURE_2D, shadowed ? shadowMaps_[slot].texture : 0);
     glUniform1i(glGetUniformLocation(meshProgram_, "uShadowMap"), 0);
-    drawMeshes(false);
+    drawMeshes(Pass::Opaque);
+    // See-through bodies last, over the opaque depth, without writing depth. They are not sorted:
+    // the glass walls they are meant for are few, thin and alike in colour, so the order of their
+    // blends hardly shows. The target's alpha stays 1 (screenshots and videos stay opaque).
+    glEnable(GL_BLEND);
+    glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ZERO, GL_ONE);
+    glDepthMask(GL_FALSE);
+    drawMeshes(Pass::SeeThrough);
+    glDepthMask(GL_TRUE);
+    glDisable(GL_BLEND);
     glBindTexture(GL_TEXTURE_2D, 0);
     glUseProgram(0);
 }

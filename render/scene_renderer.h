@@ -2,7 +2,9 @@
 // of the polytope, or a unit icosphere scaled per instance), and each frame the world's shape
 // transforms are gathered into per-mesh instance arrays and drawn with glDrawElementsInstanced.
 // Equal parts share a mesh (a pile of 1,000 equal boxes is one draw call). A directional key light
-// casts shadows through a depth map; static bodies carry a world-space grid (the ground).
+// casts shadows through a depth map; static bodies carry a world-space grid (the ground). Bodies
+// with opacity below 1 (glass walls) are drawn after the opaque ones, blended, without writing
+// depth and without casting shadows.
 #pragma once
 
 #include <cstdint>
@@ -19,7 +21,7 @@ namespace cs {
 
 struct BodyInstance {            // per-instance vertex attributes (64 bytes)
     float row[3][4];             // shape-local to world, rows of a 3x4 affine matrix
-    float color[4];              // rgb, a > 1.5 marks a static body (grid)
+    float color[4];              // rgb; a = opacity in (0, 1], plus 2 for a static body (grid)
 };
 
 class SceneRenderer {
@@ -50,15 +52,23 @@ public:
     int drawCalls = 0;               // last render, for the stats panel
 
 private:
-    struct Mesh {
-        unsigned vao = 0, vbo = 0, ebo = 0, instanceVbo = 0;
-        int indexCount = 0;
-        size_t instanceCapacity = 0;
+    // One mesh's instances of one kind (opaque or see-through): its own instance buffer and a
+    // vertex array binding it with the mesh's vertices.
+    struct InstanceLayer {
+        unsigned vao = 0, instanceVbo = 0;
+        size_t capacity = 0;
         std::vector<BodyInstance> instances;
     };
+    struct Mesh {
+        unsigned vbo = 0, ebo = 0;
+        int indexCount = 0;
+        InstanceLayer opaque, seeThrough;
+    };
+    enum class Pass { Shadow, Opaque, SeeThrough };
     int meshForPolytope(const ConvexPolytope& p);
     int uploadMesh(const std::vector<float>& vertices, const std::vector<uint32_t>& indices);
-    void drawMeshes(bool shadowPass);
+    void makeLayer(const Mesh& mesh, InstanceLayer& layer);
+    void drawMeshes(Pass pass);
 
     std::vector<Mesh> meshes_;
     std::unordered_map<uint64_t, int> meshByHash_;

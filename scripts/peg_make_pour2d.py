@@ -13,9 +13,9 @@ bodies = [
     dict(wall, name="floor", shape={"type": "box", "half_extents": [0.4, 0.1, 0.05]}, position=[0, 0, 0.05]),
     dict(wall, name="wall_east", shape={"type": "box", "half_extents": [0.05, 0.1, 0.3]}, position=[0.35, 0, 0.4]),
     dict(wall, name="wall_west", shape={"type": "box", "half_extents": [0.05, 0.1, 0.3]}, position=[-0.35, 0, 0.4]),
-    {"name": "glass_front", "static": True, "material": "glass", "color": [0.7, 0.8, 0.9],
+    {"name": "glass_front", "static": True, "material": "glass", "color": [0.7, 0.8, 0.9], "opacity": 0.2,
      "shape": {"type": "box", "half_extents": [0.4, 0.01, 0.6]}, "position": [0, -(half_depth + 0.011), 0.6]},
-    {"name": "glass_back", "static": True, "material": "glass", "color": [0.7, 0.8, 0.9],
+    {"name": "glass_back", "static": True, "material": "glass", "color": [0.7, 0.8, 0.9], "opacity": 0.2,
      "shape": {"type": "box", "half_extents": [0.4, 0.01, 0.6]}, "position": [0, half_depth + 0.011, 0.6]},
 ]
 for k in range(20):

@@ -1,6 +1,7 @@
 #version 330 core
 // Soft lighting: a hemisphere ambient (sky above, ground bounce below), one directional key light
-// with a hardware-filtered (2x2 PCF) shadow map lookup, a little specular, and a world-space grid on static bodies.
+// with a hardware-filtered (2x2 PCF) shadow map lookup, a little specular, a world-space grid on static bodies,
+// and the body's opacity as alpha (blended only in the see-through pass).
 in vec3 vWorldPos;
 in vec3 vNormal;
 in vec4 vColor;
@@ -34,7 +35,9 @@ void main() {
     vec3 n = normalize(vNormal);
     if (!gl_FrontFacing) n = -n;
     vec3 base = vColor.rgb;
-    if (vColor.a > 1.5 && n.z > 0.5) {
+    bool isStatic = vColor.a > 1.5;   // a = opacity, plus 2 for a static body
+    float opacity = isStatic ? vColor.a - 2.0 : vColor.a;
+    if (isStatic && n.z > 0.5) {
         vec2 w = fwidth(vWorldPos.xy);
         float minor = gridLines(vWorldPos.xy, w, uGridSpacing);
         float major = gridLines(vWorldPos.xy, w, uGridSpacing * 10.0);
@@ -50,5 +53,5 @@ void main() {
     // Distance fog towards the background keeps far grid lines from aliasing.
     float fog = clamp((length(uCameraPos - vWorldPos) - 30.0) / 90.0, 0.0, 1.0);
     c = mix(c, vec3(0.17, 0.18, 0.20), fog);
-    fragColor = vec4(c, 1.0);
+    fragColor = vec4(c, opacity);
 }

@@ -1,7 +1,7 @@
 #version 330 core
 // Instanced body shading: one mesh, many instances. Each instance carries its model matrix as
-// three rows of a 3x4 affine transform (shape-local to world) and an RGBA colour; alpha > 1.5
-// marks a static body, drawn with the world grid on it.
+// three rows of a 3x4 affine transform (shape-local to world) and an RGBA colour; alpha is the
+// opacity, plus 2 for a static body (drawn with the world grid on it).
 layout(location = 0) in vec3 aPos;
 layout(location = 1) in vec3 aNormal;
 layout(location = 2) in vec4 aRow0;

@@ -12,6 +12,7 @@
 
 #include "engine/geometry/overlap_volume.h"
 #include "engine/scene/scene_loader.h"
+#include "engine/world.h"
 
 using namespace cs;
 
@@ -277,6 +278,8 @@ TEST_CASE("scenes: bad input gives one line naming the file and the problem") {
         {"zero_mass.json", body(R"(, "mass": 0)"), {"zero_mass.json", "/bodies/0/mass", "positive"}},
         {"negative_mass.json", body(R"(, "mass": -3)"), {"/bodies/0/mass", "positive"}},
         {"zero_density.json", body(R"(, "density": 0)"), {"/bodies/0/density", "positive"}},
+        {"zero_opacity.json", body(R"(, "opacity": 0)"), {"/bodies/0/opacity", "(0, 1]"}},
+        {"big_opacity.json", body(R"(, "opacity": 1.5)"), {"/bodies/0/opacity", "(0, 1]"}},
         {"bad_dt.json", R"({"settings": {"dt": 0}, "bodies": [{"shape": )" + box + "}]}", {"/settings/dt", "positive"}},
         {"bad_size.json", R"({"bodies": [{"shape": {"type": "box", "half_extents": [1, -1, 1]}}]})",
          {"/bodies/0/shape/half_extents", "positive"}},
@@ -327,6 +330,33 @@ TEST_CASE("scenes: bad input gives one line naming the file and the problem") {
     REQUIRE_MESSAGE(l.ok, l.error);
     CHECK(l.model.mass[0] == doctest::Approx(8000));
     CHECK(l.model.polytopes[1].vertexCount() == 4);
+}
+
+TEST_CASE("scenes: a see-through static wall is read and a picking ray passes it") {
+    // A glass wall (static, opacity 0.2) 1 m in front of a 1 m box, on the ray x = 5 - t.
+    auto scene = [](double wallOpacity) {
+        return R"({"bodies": [{"name": "box", "shape": {"type": "box", "half_extents": [0.5, 0.5, 0.5]}},
+                              {"name": "glass", "static": true, "opacity": )" + std::to_string(wallOpacity) +
+               R"(, "shape": {"type": "box", "half_extents": [0.01, 1, 1]}, "position": [2, 0, 0]}]})";
+    };
+    for (double opacity : {0.2, 1.0}) {
+        CAPTURE(opacity);
+        TempFile f("glass.json", scene(opacity));
+        Loaded l = load(f.path);
+        REQUIRE_MESSAGE(l.ok, l.error);
+        CHECK(l.model.bodyOpacity[bodyIndex(l.model, "box")] == 1.f);
+        CHECK(l.model.bodyOpacity[bodyIndex(l.model, "glass")] == doctest::Approx(opacity));
+        World world(l.model, l.settings);
+        Vec3 hit;
+        int body = world.rayCast(Vec3{5, 0.1, 0.2}, Vec3{-1, 0, 0}, &hit);
+        if (opacity < 1) {   // through the glass onto the box's face x = 0.5
+            CHECK(body == bodyIndex(l.model, "box"));
+            CHECK(hit.x == doctest::Approx(0.5).epsilon(1e-12));
+        } else {             // an opaque wall stops the ray at its face x = 2.01
+            CHECK(body == bodyIndex(l.model, "glass"));
+            CHECK(hit.x == doctest::Approx(2.01).epsilon(1e-12));
+        }
+    }
 }
 
 TEST_CASE("scenes: generators make the closed-form numbers of bodies and joints keep their anchors") {

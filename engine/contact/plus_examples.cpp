@@ -19,6 +19,7 @@ int addPlainBody(Model& m, const char* name, Real mass, Vec3 inertiaDiag, Vec3 p
     m.bodyShapeCount.push_back(0);
     m.bodySpawnTime.push_back(0);
     m.bodyColor.push_back(Color3{0.6f, 0.6f, 0.65f});
+    m.bodyOpacity.push_back(1.f);
     m.initialPos.push_back(pos);
     m.initialRot.push_back(rot);
     m.initialLinVel.push_back(v);

@@ -39,6 +39,11 @@ void readBodyCommon(JsonObject& obj, BodyDesc& body) {
     if (hasDensity) body.density = obj.positive("density");
     if (const Json* m = obj.find("material")) body.material = readMaterial(*m, obj.pathOf("material"), ctx);
     if (const Json* c = obj.find("color")) body.color = readColor(*c, obj.pathOf("color"), ctx);
+    if (obj.has("opacity")) {
+        Real a = obj.number("opacity");
+        if (!(a > 0 && a <= 1)) obj.fail("opacity", "opacity must lie in (0, 1] (1: opaque)");
+        body.opacity = float(a);
+    }
 }
 
 BodyDesc readBody(const Json& v, const std::string& path, SceneContext& ctx) {
