@@ -67,6 +67,9 @@ struct ExperimentOptions {
     // Not in the paper: passes of the world's position projection after each step (both models
     // alike; World::projectPositions), which moves apart what the linearized gap left overlapped.
     int projection = 0;
+    // Not in the paper: redetection passes (World::widenDetection): the narrow phase again, widened
+    // by the solved velocities, when the solve moves a body farther than it allowed for.
+    int redetect = 0;
     std::string outDir = "docs";
     std::vector<std::string> models{"standard", "hyperplane", "peg"};   // variants (file header)
 };
@@ -151,6 +154,7 @@ bool runOne(const ExperimentOptions& o, const std::string& variant, int seed, do
     if (o.friction >= 0) settings.frictionScale = Real(o.friction);
     if (o.newtonTol > 0) settings.solver.newtonTolerance = Real(o.newtonTol);
     settings.projectionPasses = o.projection;
+    settings.redetectPasses = o.redetect;
     World w(m, settings);
     const double duration = o.duration > 0 ? o.duration : double(info.duration);
     const int steps = int(std::lround(duration / dt));
@@ -208,7 +212,7 @@ void usage() {
                  "usage: sandbox experiment pour3d|pour2d [--seeds N] [--seed-first S] [--dts K] [--dt-min S] [--dt-max S]\n"
                  "         [--duration S] [--models standard,hyperplane,peg] [--trap-dt S] [--out DIR]\n"
                  "         [--margin-speed V] [--motion-scale S] [--speculative S] [--newton N] [--iters M]\n"
-                 "         [--friction S] [--newton-tol T] [--projection P]\n"
+                 "         [--friction S] [--newton-tol T] [--projection P] [--redetect R]\n"
                  "  [PEG] section 6: N seeds x K step sizes (log-spaced, default 10 x 16 from 0.001 to 0.05 s)\n");
 }
 
@@ -248,6 +252,7 @@ int runExperiment(int argc, char** argv) {
         else if (a == "--friction") o.friction = std::atof(next());
         else if (a == "--newton-tol") o.newtonTol = std::atof(next());
         else if (a == "--projection") o.projection = std::atoi(next());
+        else if (a == "--redetect") o.redetect = std::atoi(next());
         else if (a == "--out") o.outDir = next();
         else if (a == "--models") {
             const char* list = next();
@@ -260,6 +265,7 @@ int runExperiment(int argc, char** argv) {
     if (o.seeds < 1 || o.seedFirst < 1 || o.dtCount < 1)
         return bad("--seeds, --seed-first and --dts must be positive integers");
     if (o.projection < 0) return bad("--projection must be 0 (off) or a number of passes");
+    if (o.redetect < 0) return bad("--redetect must be 0 (off) or a number of passes");
     if (!(o.dtMin > 0) || !(o.dtMax >= o.dtMin)) return bad("need 0 < --dt-min <= --dt-max");
     std::vector<double> dts;
     for (int k = 0; k < o.dtCount; ++k)

@@ -91,6 +91,11 @@ struct WorldSettings {
     int projectionPasses = 0;            // > 0: after each step, this many passes of the position
                                          //   projection (World::projectPositions); 0: off
     Real projectionMaxCorrection = Real(0.2);   // m: the most one pass moves an overlap apart
+    int redetectPasses = 0;              // > 0 (with speculative > 0; standard and PEG models): when
+                                         //   the solve moves or turns a body farther than the
+                                         //   velocities the narrow phase widened for, detect again
+                                         //   with the solved ones and solve again, at most this
+                                         //   many times (World::widenDetection); 0: off
     SolverSettings solver;
     PlusSettings plus;
     CompliantSettings compliant;
@@ -209,7 +214,8 @@ public:
 
 private:
     void substep(Real h);
-    void findShapePairs(const NarrowPhaseSettings& narrow);   // broad phase into the scratch
+    void findShapePairs(const State& at, const NarrowPhaseSettings& narrow);   // broad phase into the scratch
+    bool widenDetection(const NarrowPhaseSettings& narrow, bool fromStart);   // the redetection's test
     void projectPositions();                                  // the optional last stage
     Model model_;
     State state_;

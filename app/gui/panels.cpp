@@ -169,6 +169,11 @@ void SandboxApp::drawSettingsPanel() {
                    "its plane by a second-order term the linearized gap leaves out) are moved apart by "
                    "the contact model's own constraints, without changing velocities (0: off). The GPU "
                    "backend runs such worlds on the CPU.");
+        changed |= ImGui::SliderInt("redetect passes", &w.redetectPasses, 0, 3);
+        helpMarker("With speculative contacts (standard and PEG models): when the solve moves or turns a "
+                   "body farther than the narrow phase allowed for, detect again widened by the solved "
+                   "velocities and solve again, at most this many times (0: off). A body landing on one "
+                   "corner at a large step then gets the vertices its turn swings down.");
         if (changed) {
             for (auto& c : copies_) {
                 WorldSettings& s = c->world.settings;
@@ -178,6 +183,7 @@ void SandboxApp::drawSettingsPanel() {
                 s.gravity = Vec3{Real(g[0]), Real(g[1]), Real(g[2])};
                 s.speculative = Real(speculative);
                 s.projectionPasses = w.projectionPasses;
+                s.redetectPasses = w.redetectPasses;
             }
         }
         DragSettings d = copies_[0]->world.dragSettings;

@@ -26,6 +26,7 @@ Json settingsJson(const WorldSettings& s) {
                 {"speculative", s.speculative},
                 {"hyperplaneFaces", s.hyperplaneFaces},
                 {"projectionPasses", s.projectionPasses},
+                {"redetectPasses", s.redetectPasses},
                 {"frictionScale", s.frictionScale},
                 {"contact", contactModelName(s.solver.contactModel)},
                 {"ncp", ncpFunctionName(s.solver.ncp)},
@@ -50,6 +51,7 @@ WorldSettings settingsFromJson(const Json& j) {
     s.speculative = j.value("speculative", s.speculative);             // absent in sessions before 2026-11
     s.hyperplaneFaces = j.value("hyperplaneFaces", s.hyperplaneFaces);
     s.projectionPasses = j.value("projectionPasses", s.projectionPasses);   // absent before session 6
+    s.redetectPasses = j.value("redetectPasses", s.redetectPasses);         // absent before session 7
     s.frictionScale = j.at("frictionScale").get<Real>();
     if (!parseContactModelName(j.at("contact").get<std::string>(), s.solver.contactModel))
         throw std::runtime_error("unknown contact model " + j.at("contact").get<std::string>());

@@ -54,7 +54,7 @@ bool sameSettings(const WorldSettings& a, const WorldSettings& b) {
     return a.dt == b.dt && a.substeps == b.substeps && sameVec(a.gravity, b.gravity) &&
            a.contactMargin == b.contactMargin && a.frictionScale == b.frictionScale &&
            a.speculative == b.speculative && a.hyperplaneFaces == b.hyperplaneFaces &&
-           a.projectionPasses == b.projectionPasses &&
+           a.projectionPasses == b.projectionPasses && a.redetectPasses == b.redetectPasses &&
            p.contactModel == q.contactModel && p.ncp == q.ncp && p.linearSolver == q.linearSolver &&
            p.newtonIterations == q.newtonIterations && p.linearIterations == q.linearIterations &&
            p.newtonTolerance == q.newtonTolerance && p.linearTolerance == q.linearTolerance &&

@@ -65,6 +65,7 @@ void readSettings(JsonObject& obj, WorldSettings& w) {
     w.frictionScale = obj.nonNegative("friction_scale", w.frictionScale);
     w.projectionPasses = obj.integer("projection", w.projectionPasses, 0);
     w.projectionMaxCorrection = obj.positive("projection_max", w.projectionMaxCorrection);
+    w.redetectPasses = obj.integer("redetect", w.redetectPasses, 0);
     if (obj.has("contact") && !parseContactModelName(obj.text("contact"), s.contactModel))
         obj.fail("contact", "unknown contact model \"" + obj.text("contact") +
                                 "\" (expected standard, peg, plus or compliant)");
