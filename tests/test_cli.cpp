@@ -153,11 +153,12 @@ TEST_CASE("cli: experiment writes the pouring sweep's CSVs") {
     checkUsageError("experiment pour3d --dt-min 0.02 --dt-max 0.01", "--dt-min");
     checkUsageError("experiment no_such_scene --seeds 1 --dts 1", "unknown scene");
     checkUsageError("experiment pour3d --projection -1", "--projection");
+    checkUsageError("experiment pour3d --redetect -2", "--redetect");
 
     const std::string dir = tempPath("experiment");
     std::filesystem::create_directories(dir);
     Result r = sandbox("experiment pour3d --seeds 1 --dts 2 --dt-min 0.005 --dt-max 0.01 --duration 0.6 "
-                       "--models standard,peg --friction 0 --projection 1 --out '" + dir + "'");
+                       "--models standard,peg --friction 0 --projection 1 --redetect 1 --out '" + dir + "'");
     CAPTURE(r.out);
     REQUIRE(r.status == 0);
     std::ifstream runs(dir + "/peg_pour3d_runs.csv");
