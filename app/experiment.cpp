@@ -27,6 +27,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -267,6 +268,22 @@ int runExperiment(int argc, char** argv) {
     if (o.projection < 0) return bad("--projection must be 0 (off) or a number of passes");
     if (o.redetect < 0) return bad("--redetect must be 0 (off) or a number of passes");
     if (!(o.dtMin > 0) || !(o.dtMax >= o.dtMin)) return bad("need 0 < --dt-min <= --dt-max");
+    // The scene is loaded and the output folder made before the sweep, so that a bad name or --out
+    // fails now, not after hours.
+    {
+        Model m;
+        WorldSettings s;
+        SceneInfo info;
+        std::string err;
+        if (!loadScene(o.scene, m, s, info, &err)) {
+            std::fprintf(stderr, "sandbox experiment: %s\n", err.c_str());
+            return 2;
+        }
+    }
+    std::error_code folderError;
+    std::filesystem::create_directories(o.outDir, folderError);
+    if (folderError || !std::filesystem::is_directory(o.outDir))
+        return bad("cannot make the output folder \"" + o.outDir + "\"");
     std::vector<double> dts;
     for (int k = 0; k < o.dtCount; ++k)
         dts.push_back(o.dtCount == 1 ? o.dtMin : o.dtMin * std::pow(o.dtMax / o.dtMin, double(k) / (o.dtCount - 1)));

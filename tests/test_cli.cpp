@@ -154,6 +154,7 @@ TEST_CASE("cli: experiment writes the pouring sweep's CSVs") {
     checkUsageError("experiment no_such_scene --seeds 1 --dts 1", "unknown scene");
     checkUsageError("experiment pour3d --projection -1", "--projection");
     checkUsageError("experiment pour3d --redetect -2", "--redetect");
+    checkUsageError("experiment pour3d --out /proc/no_such_folder", "cannot make the output folder");
 
     const std::string dir = tempPath("experiment");
     std::filesystem::create_directories(dir);
