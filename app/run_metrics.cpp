@@ -1,7 +1,5 @@
-// Metrics of a headless run and their output formats (run_metrics.h).
-//
-// Overlap volume is the accuracy metric of [PEG] Williams, Lu, Trinkle 2016, section 6: the
-// volume of overlap among all bodies, measured after each step.
+// Metrics of a headless run and their output formats (run_metrics.h). The overlap volume
+// ([PEG] section 6's accuracy metric) is engine/world_metrics.h's.
 #include "app/run_metrics.h"
 
 #include <algorithm>
@@ -10,7 +8,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/geometry/overlap_volume.h"
 
 namespace {
 #if defined(__AVX512F__)
@@ -30,19 +27,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-// Some face plane of a separates the placed parts (every vertex of b on its outer side).
-bool separatedByFace(const ConvexPolytope& a, const Transform& ta, const ConvexPolytope& b, const Transform& tb) {
-    for (const PolytopeFace& f : a.faces) {
-        Vec3 n = rotate(ta.rot, f.normal);
-        Real offset = f.offset + dot(n, ta.pos);
-        bool all = true;
-        for (const Vec3& v : b.vertices)
-            if (dot(n, transformPoint(tb, v)) < offset) { all = false; break; }
-        if (all) return true;
-    }
-    return false;
-}
-
 double sortedQuantile(std::vector<double> v, double q) {
     if (v.empty()) return 0;
     std::sort(v.begin(), v.end());
@@ -55,42 +39,6 @@ double sortedQuantile(std::vector<double> v, double q) {
 double finiteOr(double x, double fallback) { return std::isfinite(x) ? x : fallback; }
 
 }  // namespace
-
-double totalOverlapVolume(const World& world) {
-    const Model& m = world.model();
-    int n = m.shapeCount();
-    std::vector<Transform> xf(n);
-    std::vector<char> live(n);
-    for (int s = 0; s < n; ++s) {
-        int b = m.shapeBody[s];
-        live[s] = world.isActive(b);
-        if (live[s]) xf[s] = world.shapeTransform(s);
-    }
-    double total = 0;
-    for (int i = 0; i < n; ++i) {
-        if (!live[i]) continue;
-        for (int j = i + 1; j < n; ++j) {
-            int bi = m.shapeBody[i], bj = m.shapeBody[j];
-            if (!live[j] || bi == bj || (m.isStatic(bi) && m.isStatic(bj))) continue;
-            Real reach = m.shapeRadius[i] + m.shapeRadius[j];
-            if (lengthSq(xf[i].pos - xf[j].pos) >= reach * reach) continue;
-            bool si = m.shapeType[i] == ShapeType::Sphere, sj = m.shapeType[j] == ShapeType::Sphere;
-            if (si && sj) {
-                total += sphereSphereOverlapVolume(m.shapeRadius[i], xf[i].pos, m.shapeRadius[j], xf[j].pos);
-            } else if (si || sj) {
-                int s = si ? i : j, p = si ? j : i;
-                total += spherePolytopeOverlapVolume(m.shapeRadius[s], xf[s].pos,
-                                                     m.polytopes[m.shapePolytope[p]], xf[p]);
-            } else {
-                const ConvexPolytope& a = m.polytopes[m.shapePolytope[i]];
-                const ConvexPolytope& b = m.polytopes[m.shapePolytope[j]];
-                if (separatedByFace(a, xf[i], b, xf[j]) || separatedByFace(b, xf[j], a, xf[i])) continue;
-                total += overlapVolume(a, xf[i], b, xf[j]);
-            }
-        }
-    }
-    return total;
-}
 
 bool stateIsFinite(const World& world) {
     const State& s = world.state();

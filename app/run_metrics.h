@@ -8,6 +8,7 @@
 
 #include "engine/scene/scene_loader.h"
 #include "engine/world.h"
+#include "engine/world_metrics.h"
 
 namespace cs {
 
@@ -37,11 +38,6 @@ struct RunSummary {
     bool overlapAvailable = true;
 };
 
-// Total intersection volume over pairs of convex parts of different bodies that are both active
-// and not both static (parts of one compound body, and static parts such as the walls of a
-// container, may touch or overlap by construction). Pairs are culled by bounding spheres and a
-// face-plane separation test before the exact volume (engine/geometry/overlap_volume.h).
-double totalOverlapVolume(const World& world);
 
 // True when every position, orientation and velocity is finite.
 bool stateIsFinite(const World& world);

@@ -17,6 +17,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 
 #include "engine/collision/broad_phase.h"
 #include "engine/collision/distance.h"
@@ -31,6 +32,7 @@ namespace cs {
 
 struct World::Scratch {
     std::vector<uint8_t> active;          // (bodies)
+    std::vector<uint8_t> jointed;         // (bodies) 1: in a joint (the speed guard's scale does not apply)
     std::vector<Aabb> aabbs;              // (shapes)
     std::vector<ShapePair> pairs;
     std::vector<PotentialContact> projectContacts;   // the projection's narrow phase
@@ -46,8 +48,16 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double secondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-// A velocity above this (m/s or rad/s) is an explosion, not a simulation.
+// The guard's limits (World::speedGuard). Above kMaxSpeed (m/s, a point of a body) every scene
+// has exploded. Below it, a body is judged against the scene's own speed scale: a step can raise
+// a speed by collisions (at most 2x per elastic collision of a light body with a heavy one),
+// gravity, the push-out of overlaps and the mouse drag, not by an order of magnitude.
 constexpr Real kMaxSpeed = Real(1e4);
+constexpr Real kSpeedScaleFactor = Real(10);
+constexpr Real kSpeedScaleFloor = Real(1);   // m/s: bodies at rest still get a few m/s of room
+
+bool isFinite(Vec3 v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); }
+bool isFinite(Quat q) { return std::isfinite(q.w) && std::isfinite(q.x) && std::isfinite(q.y) && std::isfinite(q.z); }
 
 }  // namespace
 
@@ -133,6 +143,10 @@ void World::substep(Real h) {
     profile_ = StepProfile{};
     s.active.resize(nb);
     for (int b = 0; b < nb; ++b) s.active[b] = isActive(b) ? 1 : 0;
+    s.jointed.assign(nb, 0);
+    for (const Joint& j : model_.joints)
+        for (int b : {j.bodyA, j.bodyB})
+            if (b >= 0 && b < nb) s.jointed[b] = 1;
     const NarrowPhaseSettings narrow = narrowPhaseSettings(settings, h);
     const ContactModelType modelType = settings.solver.contactModel;
     const int redetectPasses = (modelType == ContactModelType::Standard || modelType == ContactModelType::PEG) &&
@@ -183,30 +197,25 @@ void World::substep(Real h) {
 
     // ---- integrate ----
     auto t = Clock::now();
-    bool bad = false;
-    for (int b = 0; b < nb; ++b) {
+    const SpeedGuard guard = speedGuard(h);
+    int bad = -1;
+    Real badSpeed = 0;
+    for (int b = 0; b < nb && bad < 0; ++b) {
         if (!s.active[b] || model_.isStatic(b)) continue;
         const Spatial& u = bv.velocity[b];
-        if (!(std::fabs(u.lin.x) + std::fabs(u.lin.y) + std::fabs(u.lin.z) < kMaxSpeed) ||
-            !(std::fabs(u.ang.x) + std::fabs(u.ang.y) + std::fabs(u.ang.z) < kMaxSpeed)) {
-            bad = true;
-            lastError_ = "step at t=" + std::to_string(state_.time) + " s: body '" + model_.bodyName[b] +
-                         "' velocity is NaN or exploded; restored the last good state";
+        const Real speed = length(u.lin) + length(u.ang) * bodyReach(b);
+        if (!(speed < guard.limit(s.jointed[b]))) {   // also NaN
+            bad = b;
+            badSpeed = speed;
             break;
         }
         state_.linVel[b] = u.lin;
         state_.angVel[b] = u.ang;
         integrateBody(state_.pos[b], state_.rot[b], u.lin, u.ang, h);
+        if (!isFinite(state_.pos[b]) || !isFinite(state_.rot[b])) bad = b;
     }
-    if (bad) {
-        // Guard at the stage boundary: roll back, drop the warm start, keep running.
-        state_ = lastGood;
-        state_.warm.clear();
-        state_.jointWarm.clear();
-        for (int b = 0; b < nb; ++b) state_.angVel[b] = state_.linVel[b] = Vec3{0, 0, 0};
-        state_.time += h;
-        lastStepFailed_ = true;
-        ++failedSteps_;
+    if (bad >= 0) {
+        rollBack(lastGood, h, bad, badSpeed, guard);
         profile_.integrate = secondsSince(t);
         profile_.project = 0;
         return;
@@ -232,6 +241,70 @@ void World::substep(Real h) {
         projectPositions();
     profile_.project = secondsSince(t);
     state_.time += h;
+}
+
+// A point's speed bound for a body: |v| + |w| reach.
+Real World::bodyReach(int b) const {
+    Real reach = 0;
+    for (int k = model_.bodyFirstShape[b], e = k + model_.bodyShapeCount[b]; k < e; ++k)
+        reach = std::fmax(reach, length(model_.shapeLocal[k].pos) + model_.shapeRadius[k]);
+    return reach;
+}
+
+// The scene's speed scale at the start of a step of length h: the fastest point of an active
+// body, plus what one step can add to any body without an explosion: gravity (|g| h), the
+// push-out of overlaps (maxPushoutSpeed) and the drag's force limit on the dragged body.
+// Collisions pass speed on (a light body struck by a heavy one leaves at up to twice its speed),
+// so a body faster than kSpeedScaleFactor times this scale after the solve is an energy blow-up
+// of the solve, not of the scene (a 1 kg box squeezed out at 1.9 km/s from under a 1e9 kg one).
+// Joint drives and stabilization can move a body by its joint error within one step, so bodies
+// in a joint are held only to kMaxSpeed.
+World::SpeedGuard World::speedGuard(Real h) const {
+    const Scratch& s = *scratch_;
+    Real fastest = 0;
+    for (int b = 0; b < model_.bodyCount(); ++b)
+        if (s.active[b] && !model_.isStatic(b))
+            fastest = std::fmax(fastest, length(state_.linVel[b]) + length(state_.angVel[b]) * bodyReach(b));
+    Real scale = std::fmax(fastest, kSpeedScaleFloor) + length(settings.gravity) * h + settings.solver.maxPushoutSpeed;
+    if (drag_.body >= 0) scale += dragSettings.maxForce * h * model_.invMass[drag_.body];
+    SpeedGuard g;
+    g.scale = scale;
+    g.sceneLimit = std::fmin(kMaxSpeed, kSpeedScaleFactor * scale);
+    g.maxSpeed = kMaxSpeed;
+    return g;
+}
+
+// Guard at the stage boundary: positions back to the step's start, every velocity to zero (a
+// repeat of the same velocities would repeat the failure), warm starts dropped, time advanced so
+// that stepping goes on. The message says what was lost.
+void World::rollBack(const State& lastGood, Real h, int body, Real speed, const SpeedGuard& guard) {
+    const Scratch& s = *scratch_;
+    char what[160];
+    if (!std::isfinite(speed) || !isFinite(state_.pos[body]) || !isFinite(state_.rot[body]))
+        std::snprintf(what, sizeof what, "has a NaN or infinite velocity or pose");
+    else if (speed >= guard.maxSpeed || s.jointed[body])
+        std::snprintf(what, sizeof what, "moves at %.3g m/s, above the %.3g m/s limit", speed, guard.maxSpeed);
+    else
+        std::snprintf(what, sizeof what, "moves at %.3g m/s, above %g x the scene's %.3g m/s speed scale", speed,
+                      double(kSpeedScaleFactor), guard.scale);
+    state_ = lastGood;
+    const Real energy = kineticEnergy();
+    int moving = 0;
+    for (int b = 0; b < model_.bodyCount(); ++b) {
+        moving += lengthSq(state_.linVel[b]) + lengthSq(state_.angVel[b]) > 0 ? 1 : 0;
+        state_.angVel[b] = state_.linVel[b] = Vec3{0, 0, 0};
+    }
+    state_.warm.clear();
+    state_.jointWarm.clear();
+    char buffer[512];
+    std::snprintf(buffer, sizeof buffer,
+                  "step at t=%.6g s: body '%s' %s; rolled back: the step's start positions kept, the velocities of "
+                  "%d moving bodies set to zero (%.3g J of kinetic energy dropped), warm starts cleared",
+                  double(state_.time), model_.bodyName[body].c_str(), what, moving, double(energy));
+    lastError_ = buffer;
+    state_.time += h;
+    lastStepFailed_ = true;
+    ++failedSteps_;
 }
 
 void World::findShapePairs(const State& at, const NarrowPhaseSettings& narrow) {
@@ -346,28 +419,48 @@ Real World::kineticEnergy() const {
     return e;
 }
 
-// The deepest overlap among shape pairs in contact, by the exact signed distance of the two
-// convex parts (distance.h). A feature pair's own gap is not a penetration depth: an edge-edge
-// pair measures along e_a x e_b, which can be negative while another axis separates the parts.
+// Pairs of parts that touch or overlap at the current poses: the broad phase with no margin,
+// filtered as the step's (same body, both static, dormant, joined by a joint). Every overlap is
+// in this list whether or not the narrow phase listed a contact for it, so the metrics built on
+// it (maxPenetration here, the runner's and the app's overlap volume) see a collapsed stack.
+void World::overlappingPairs(std::vector<ShapePair>& out) const {
+    const int nb = model_.bodyCount();
+    std::vector<uint8_t> active(nb);
+    for (int b = 0; b < nb; ++b) active[b] = isActive(b) ? 1 : 0;
+    std::vector<Aabb> aabbs;
+    computeShapeAabbs(model_, state_, 0, aabbs);
+    findPairs(model_, aabbs, active.data(), out);
+    if (model_.joints.empty()) return;
+    std::erase_if(out, [&](const ShapePair& p) {
+        const int a = model_.shapeBody[p.shapeA], b = model_.shapeBody[p.shapeB];
+        for (const Joint& j : model_.joints)
+            if ((j.bodyA == a && j.bodyB == b) || (j.bodyA == b && j.bodyB == a)) return true;
+        return false;
+    });
+}
+
+// Exact signed distance of two parts at the current poses (distance.h); negative: minus the
+// penetration depth.
+Real World::shapeDistance(int shapeA, int shapeB) const {
+    const Transform xa = shapeTransform(shapeA), xb = shapeTransform(shapeB);
+    const bool sa = model_.shapeType[shapeA] == ShapeType::Sphere, sb = model_.shapeType[shapeB] == ShapeType::Sphere;
+    const Real ra = model_.shapeRadius[shapeA], rb = model_.shapeRadius[shapeB];
+    if (sa && sb) return signedDistance(xa.pos, ra, xb.pos, rb);
+    if (sa) return signedDistance(xa.pos, ra, model_.polytopes[model_.shapePolytope[shapeB]], xb);
+    if (sb) return signedDistance(xb.pos, rb, model_.polytopes[model_.shapePolytope[shapeA]], xa);
+    return signedDistance(model_.polytopes[model_.shapePolytope[shapeA]], xa,
+                          model_.polytopes[model_.shapePolytope[shapeB]], xb);
+}
+
+// The deepest overlap over every overlapping pair of parts (overlappingPairs), by the exact
+// signed distance. A feature pair's own gap is not a penetration depth (an edge-edge pair
+// measures along e_a x e_b, which can be negative while another axis separates the parts), and
+// the contact list misses pairs overlapping deeper than the margin.
 Real World::maxPenetration() const {
+    std::vector<ShapePair> pairs;
+    overlappingPairs(pairs);
     Real deepest = 0;
-    int lastA = -1, lastB = -1;            // the pair evaluated last (contacts come grouped by pair)
-    for (const Contact& c : contacts_) {
-        const PotentialContact& g = c.geometry;
-        if (g.gap >= 0 || (g.shapeA == lastA && g.shapeB == lastB)) continue;
-        lastA = g.shapeA;
-        lastB = g.shapeB;
-        Transform xa = shapeTransform(g.shapeA), xb = shapeTransform(g.shapeB);
-        const bool sa = model_.shapeType[g.shapeA] == ShapeType::Sphere, sb = model_.shapeType[g.shapeB] == ShapeType::Sphere;
-        const Real ra = model_.shapeRadius[g.shapeA], rb = model_.shapeRadius[g.shapeB];
-        Real d;
-        if (sa && sb) d = signedDistance(xa.pos, ra, xb.pos, rb);
-        else if (sa) d = signedDistance(xa.pos, ra, model_.polytopes[model_.shapePolytope[g.shapeB]], xb);
-        else if (sb) d = signedDistance(xb.pos, rb, model_.polytopes[model_.shapePolytope[g.shapeA]], xa);
-        else d = signedDistance(model_.polytopes[model_.shapePolytope[g.shapeA]], xa,
-                                model_.polytopes[model_.shapePolytope[g.shapeB]], xb);
-        deepest = std::fmax(deepest, -d);
-    }
+    for (const ShapePair& p : pairs) deepest = std::fmax(deepest, -shapeDistance(p.shapeA, p.shapeB));
     return deepest;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/collision/broad_phase.h"
 #include "engine/collision/feature_pairs.h"
 #include "engine/collision/potential_contact.h"
 #include "engine/debug_draw.h"
@@ -187,7 +188,11 @@ public:
     const std::vector<Contact>& contacts() const { return contacts_; }
     const std::vector<PotentialContact>& potentialContacts() const { return potential_; }
     Real kineticEnergy() const;      // J, active dynamic bodies
-    Real maxPenetration() const;     // m, max over this step's contacts of -gap (0 if none)
+    Real maxPenetration() const;     // m, deepest overlap of any two parts at the current poses (0 if none)
+    // Pairs of parts touching or overlapping now (no margin; not those of one body, both static,
+    // dormant or joined), the set the overlap metrics run over.
+    void overlappingPairs(std::vector<ShapePair>& out) const;
+    Real shapeDistance(int shapeA, int shapeB) const;   // m, exact; negative when overlapping
     bool isActive(int body) const;   // spawned and not dormant
     Transform bodyTransform(int body) const { return {state_.pos[body], state_.rot[body]}; }
     Transform shapeTransform(int shape) const;
@@ -213,7 +218,16 @@ public:
     int findBody(const std::string& name) const;
 
 private:
+    struct SpeedGuard {              // the guard's limits for one step (world.cpp speedGuard)
+        Real scale = 0;              // m/s: the scene's speed scale
+        Real sceneLimit = 0;         // m/s: bodies in no joint
+        Real maxSpeed = 0;           // m/s: every body
+        Real limit(bool jointed) const { return jointed ? maxSpeed : sceneLimit; }
+    };
     void substep(Real h);
+    SpeedGuard speedGuard(Real h) const;
+    Real bodyReach(int body) const;
+    void rollBack(const State& lastGood, Real h, int body, Real speed, const SpeedGuard& guard);
     void findShapePairs(const State& at, const NarrowPhaseSettings& narrow);   // broad phase into the scratch
     bool widenDetection(const NarrowPhaseSettings& narrow, bool fromStart);   // the redetection's test
     void projectPositions();                                  // the optional last stage

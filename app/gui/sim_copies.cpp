@@ -6,7 +6,7 @@
 
 #include "app/gui/sandbox_app.h"
 #include "engine/contact/contact_model.h"
-#include "engine/geometry/overlap_volume.h"
+#include "engine/world_metrics.h"
 #include "engine/model_builder.h"
 
 namespace cs {
@@ -22,29 +22,6 @@ long long fileTime(const std::string& path) {
 void pushHistory(std::vector<float>& h, float v) {
     if ((int)h.size() >= kHistory) h.erase(h.begin());
     h.push_back(v);
-}
-
-// Overlap volume of every pair of convex parts with a penetrating contact ([PEG] section 6's
-// accuracy metric), each pair counted once.
-Real overlapOfContacts(const World& world) {
-    const Model& m = world.model();
-    std::vector<std::pair<int, int>> pairs;
-    for (const Contact& c : world.contacts()) {
-        if (c.geometry.gap >= 0) continue;
-        std::pair<int, int> p{std::min(c.geometry.shapeA, c.geometry.shapeB), std::max(c.geometry.shapeA, c.geometry.shapeB)};
-        if (std::find(pairs.begin(), pairs.end(), p) == pairs.end()) pairs.push_back(p);
-        if (pairs.size() >= 256) break;
-    }
-    Real total = 0;
-    for (auto [a, b] : pairs) {
-        Transform ta = world.shapeTransform(a), tb = world.shapeTransform(b);
-        bool sa = m.shapeType[a] == ShapeType::Sphere, sb = m.shapeType[b] == ShapeType::Sphere;
-        if (sa && sb) total += sphereSphereOverlapVolume(m.shapeRadius[a], ta.pos, m.shapeRadius[b], tb.pos);
-        else if (sa) total += spherePolytopeOverlapVolume(m.shapeRadius[a], ta.pos, m.polytopes[m.shapePolytope[b]], tb);
-        else if (sb) total += spherePolytopeOverlapVolume(m.shapeRadius[b], tb.pos, m.polytopes[m.shapePolytope[a]], ta);
-        else total += overlapVolume(m.polytopes[m.shapePolytope[a]], ta, m.polytopes[m.shapePolytope[b]], tb);
-    }
-    return total;
 }
 
 bool sameVec(Vec3 a, Vec3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
@@ -182,7 +159,7 @@ void SandboxApp::updateStatistics() {
     for (auto& cp : copies_) {
         SimCopy& c = *cp;
         // Exact overlap volumes cost a half-space intersection per pair: only for the table.
-        c.overlapVolume = copies_.size() > 1 ? overlapOfContacts(c.world) : Real(0);
+        c.overlapVolume = copies_.size() > 1 ? Real(totalOverlapVolume(c.world)) : Real(0);
         // The plotted solve: the one with the most Newton iterations over the last 120 steps.
         int iterations = c.world.solveStats().newtonIterations;
         if (iterations > 0 && (iterations >= c.plottedSolve.newtonIterations || tick_ - c.plottedSolveStep > 120)) {

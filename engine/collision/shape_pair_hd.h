@@ -205,6 +205,92 @@ CS_HD bool separatedByFace(const PolytopeView& P, const PolytopeView& Q, Real ma
     return false;
 }
 
+// Pass 5: deep overlap. The passes above list feature pairs within the margin of each other's
+// surfaces, so two parts overlapping by more than the margin (a collapsed stack, two boxes
+// spawned into each other) can list nothing that separates them, or only pairs at gap 0 on
+// coincident faces. When the separating-axis test says the parts overlap deeper than the margin,
+// this adds the contacts of the minimum translation axis (the face normals of both and the edge
+// cross products spanning a Minkowski face, distance.h), unless a listed pair is already about
+// as deep (within the margin of the depth): every vertex behind the best face,
+// against that face, or the closest points of the best edge pair. The solve then pushes the
+// parts apart along that axis (at most at maxPushoutSpeed, [NSN] section 8.2's stabilization).
+// Pairs already listed are not repeated.
+CS_HD void deepOverlapPass(const PolytopeView& A, const PolytopeView& B, const NarrowPhaseSettings& s,
+                           ContactSink& sink) {
+    // sep(n) = min over A of n.x - max over B of n.x, n from B towards A; depth = -max_n sep(n).
+    Real best = -kHuge;
+    int axis = -1, face = -1, edgeA = -1, edgeB = -1;   // axis 0: a face of B, 1: a face of A, 2: an edge pair
+    Vec3 edgeNormal{0, 0, 0};
+    for (int pass = 0; pass < 2; ++pass) {
+        const PolytopeView& P = pass == 0 ? A : B;   // the vertices
+        const PolytopeView& Q = pass == 0 ? B : A;   // the faces
+        for (int f = 0; f < Q.faceCount; ++f) {
+            Real least = kHuge;
+            for (int v = 0; v < P.vertexCount; ++v) {
+                const Real g = vertexFaceGap(P.vertices[v], Q.faces[f]);
+                least = g < least ? g : least;
+            }
+            if (least > best) {
+                best = least;
+                axis = pass;
+                face = f;
+            }
+        }
+    }
+    if (axis < 0 || best >= -s.margin) return;   // face axes bound the depth from above: within the margin
+    for (int i = 0; i < A.edgeCount; ++i) {
+        const PolytopeEdge& ea = A.edges[i];
+        const Vec3 da = A.vertices[ea.head] - A.vertices[ea.tail];
+        const Vec3 a0 = A.faces[ea.face[0]].normal, a1 = A.faces[ea.face[1]].normal;
+        for (int j = 0; j < B.edgeCount; ++j) {
+            const PolytopeEdge& eb = B.edges[j];
+            if (!isMinkowskiFace(a0, a1, -B.faces[eb.face[0]].normal, -B.faces[eb.face[1]].normal)) continue;
+            const Vec3 db = B.vertices[eb.head] - B.vertices[eb.tail];
+            const Vec3 c = cross(da, db);
+            if (lengthSq(c) <= Real(1e-20) * lengthSq(da) * lengthSq(db)) continue;
+            Vec3 n = normalize(c);
+            Real g = axisSeparation(A, B, n);
+            const Real flipped = axisSeparation(A, B, -n);
+            if (flipped > g) { g = flipped; n = -n; }
+            if (g > best + Real(1e-12)) {
+                best = g;
+                axis = 2;
+                edgeA = i;
+                edgeB = j;
+                edgeNormal = n;
+            }
+        }
+    }
+    if (best >= -s.margin) return;
+    // Listed pairs as deep as the parts' depth already push them apart along some axis.
+    for (int i = 0, n = sink.stored(); i < n; ++i)
+        if (sink.out[i].gap <= best + s.margin) return;
+    if (axis == 2) {
+        const PolytopeEdge& ea = A.edges[edgeA];
+        const PolytopeEdge& eb = B.edges[edgeB];
+        Real u, t;
+        segmentSegmentClosest(A.vertices[ea.tail], A.vertices[ea.head], B.vertices[eb.tail], B.vertices[eb.head], u, t);
+        const Vec3 pa = A.vertices[ea.tail] + u * (A.vertices[ea.head] - A.vertices[ea.tail]);
+        const uint32_t fa = makeFeatureId(FeatureKind::Edge, edgeA), fb = makeFeatureId(FeatureKind::Edge, edgeB);
+        if (!sink.has(fa, fb))
+            sink.push(makePotentialContact(PairType::EdgeEdge, fa, fb, pa, pa - best * edgeNormal, edgeNormal, best));
+        return;
+    }
+    const PolytopeView& P = axis == 0 ? A : B;
+    const PolytopeView& Q = axis == 0 ? B : A;
+    const Vec3 eta = Q.faces[face].normal;
+    const uint32_t ff = makeFeatureId(FeatureKind::Face, face);
+    for (int v = 0; v < P.vertexCount; ++v) {
+        const Vec3 p = P.vertices[v];
+        const Real g = vertexFaceGap(p, Q.faces[face]);
+        if (g >= 0) continue;
+        const uint32_t fv = makeFeatureId(FeatureKind::Vertex, v);
+        if (axis == 0 ? sink.has(fv, ff) : sink.has(ff, fv)) continue;
+        sink.push(axis == 0 ? makePotentialContact(PairType::VertexFace, fv, ff, p, p - g * eta, eta, g)
+                            : makePotentialContact(PairType::VertexFace, ff, fv, p - g * eta, p, -eta, g));
+    }
+}
+
 CS_HD uint64_t featurePairKey(const PotentialContact& c) { return (uint64_t(c.featureA) << 32) | c.featureB; }
 
 // All potential contacts of two world-frame polytopes (A is shape A), sorted by
@@ -219,6 +305,7 @@ CS_HD void collidePolytopePair(const PolytopeView& A, const PolytopeView& B, con
     vertexEdgePass(A, B, true, s, sink);
     vertexEdgePass(B, A, false, s, sink);
     vertexVertexPass(A, B, s, sink);
+    deepOverlapPass(A, B, s, sink);
     // Insertion sort: a pair has a handful of contacts.
     for (int i = 1, n = sink.stored(); i < n; ++i) {
         PotentialContact c = sink.out[i];
