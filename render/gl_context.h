@@ -1,5 +1,5 @@
 // Where the sandbox draws: a GLFW window (interactive) or an EGL surfaceless context with an
-// offscreen framebuffer (headless recording and tests, no X server; BUILD-NOTES.md).
+// offscreen framebuffer (headless recording and tests, no X server: Mesa's surfaceless platform).
 //
 // Both load OpenGL 3.3 core through the glad 2 loader generated at build time and check the
 // version: a missing display or a driver below 3.3 gives a one-line message, never a crash.

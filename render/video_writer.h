@@ -5,7 +5,7 @@
 // the queue is full (and counts it); headless recording blocks instead so no frame is lost.
 // Without ffmpeg (not on PATH, or CS_FFMPEG pointing nowhere) the writer says so once and writes
 // numbered PNG frames into FILE_frames/ instead. SIGPIPE is ignored and every fwrite is checked,
-// so an ffmpeg that exits early ends the recording with a message, not the app (BUILD-NOTES.md).
+// so an ffmpeg that exits early ends the recording with a message, not the app.
 #pragma once
 
 #include <condition_variable>

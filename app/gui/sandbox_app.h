@@ -1,4 +1,4 @@
-// The interactive sandbox: the context struct that holds the UI's settings (STYLE.md section 8),
+// The interactive sandbox: the context struct that holds the UI's settings,
 // the simulated copies, the camera and the input state, and the per-frame verbs.
 //
 // One to four copies of the same scene step in lockstep, each with its own contact model and

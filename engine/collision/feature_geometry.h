@@ -1,5 +1,5 @@
 // Per-element geometry of feature pairs: the math of [PEG] section 4, written once for the CPU
-// and a future CUDA backend (STYLE.md section 3).
+// and the CUDA backend (gpu/gpu_collision.cu reaches it through shape_pair_hd.h).
 //
 // Everything here is CS_HD inline over a PolytopeView: plain pointers to a polytope whose
 // vertices, face planes and edge tangents are already in the world frame (see world_polytope.h

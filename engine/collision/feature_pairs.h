@@ -4,7 +4,7 @@
 // vertex-vertex, sphere cases) is a potential contact under the relaxed tests of [PEG]
 // section 4 and, if so, fills a PotentialContact (shape and body fields left -1). The CPU
 // narrow phase (polytope_contacts.cpp, narrow_phase.cpp) loops over pairs and calls these; a
-// CUDA kernel would launch one thread per pair and call the same functions (STYLE.md 3).
+// CUDA kernel (gpu/gpu_collision.cu, narrowKernel: one thread per shape pair) calls the same ones.
 // The conventions are stated in narrow_phase.h.
 #pragma once
 

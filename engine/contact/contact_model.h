@@ -1,6 +1,6 @@
 // The contact-model stage: potential contacts in, constraint rows out.
 //
-// Every contact model exposes the same verbs (STYLE.md section 1, as Box2D joints share
+// Every contact model exposes the same verbs (as Box2D joints share
 // prepare/warm-start/solve/draw):
 //   preSolve    optional impact pass that changes body velocities before the time step's
 //               solve ([PLUS] section 3: frozen time, Poisson phases); standard: nothing.

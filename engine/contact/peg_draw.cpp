@@ -1,6 +1,6 @@
 // PEG's debug layer: the constraint groups of the last step ([PEG] sections 3 and 5.2).
 //
-// Drawn through the engine's DebugDraw callbacks (STYLE.md section 4: each contact model draws
+// Drawn through the engine's DebugDraw callbacks (each contact model draws
 // its own constraints), when flags.constraintGroups is set:
 //   - every feature pair of a group as a short segment along its normal, coloured by the
 //     group's kind: U grey-blue, I cyan, X magenta;

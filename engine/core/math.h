@@ -1,7 +1,7 @@
 // Small vector/quaternion math shared by the CPU and CUDA backends.
 //
 // Every function here is CS_HD: callable from host code and from CUDA kernels, so the
-// per-element math of the engine is written once (STYLE.md section 3). Plain structs,
+// per-element math of the engine is written once for both backends. Plain structs,
 // no constructors with side effects, no std containers.
 #pragma once
 
