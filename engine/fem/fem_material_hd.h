@@ -1,0 +1,141 @@
+// Tetrahedral FEM materials in the compliance form ([NSN] section 9, eqs. 75-85, appendix B).
+//
+// An element contributes rows of the same Newton iteration as contacts and joints: each row k
+// has a value C_k(q), node gradients (its Jacobian over the four nodes) and a compliance alpha_k,
+// and the solve drives C_k + alpha_k lambda_k to 0 (eq. 80 with E = diag(alpha)), lambda_k the
+// row's generalized stress. Converged, lambda = -dU/ds: the exact elastic force whatever the
+// compliance is, so a diagonal E (below) changes the convergence, not the answer.
+//
+// Corotated linear ([NSN] eq. 85, with the rotation R of F = R S held fixed in the gradient):
+//   strain eps = sym(R^T F) - I, energy U = V (mu eps:eps + lambda/2 tr(eps)^2).
+//   Written in an orthonormal basis of symmetric matrices, B_vol = I / sqrt(3) and five traceless
+//   B_k, the energy is diagonal: U = V [mu sum_dev e_k^2 + (mu + 3 lambda / 2) e_vol^2], e_k = B_k : eps.
+//   So six rows, C_k = e_k, alpha_dev = 1 / (2 mu V), alpha_vol = 1 / ((2 mu + 3 lambda) V)
+//   (= 1 / (3 kappa V), kappa the bulk modulus), and dC_k/dF = R B_k. A rigid rotation of the
+//   element leaves eps = 0: rotation costs no energy.
+//
+// Stable neo-Hookean in principal stretches s ([NSN] appendix B, after Smith, de Goes, Kim 2018):
+//   Psi = C1 (I_C - 3) + D1 (J - alpha)^2, I_C = |s|^2, J = s1 s2 s3.
+//   Rest stress free needs dPsi/ds = 0 at s = 1: 2 C1 + 2 D1 (1 - alpha) = 0. Matching the linear
+//   material's stretch Hessian at rest (diagonal 2 mu + lambda, off-diagonal lambda) against
+//   appendix B's (diagonal 2 (C1 + D1), off-diagonal 2 D1 (2 - alpha)) gives
+//   C1 = mu / 2, D1 = (lambda + mu) / 2, alpha = 1 + mu / (lambda + mu).
+//   Rows: one per stretch, the compliance the diagonal of the inverse Hessian's approximation
+//   alpha_i = 1 / (V H_ii), H_ii = 2 (D1 s_j^2 s_k^2 + C1) > 0 (appendix B: "a simple diagonal
+//   approximation to E is often sufficient"), the value C_i = alpha_i V dPsi/ds_i (eq. 80's E c),
+//   and ds_i/dF = u_i v_i^T (F = U diag(s) V^T; Papadopoulo and Lourakis 2000, Perez et al. 2013).
+// Appendix B prints dPsi/ds with (J - 1); the derivative of its eq. 107 has (J - alpha), used here.
+#pragma once
+
+#include "engine/fem/tet_math_hd.h"
+
+namespace cs {
+
+enum class FemMaterialType : int { CorotatedLinear = 0, StableNeoHookean = 1 };
+
+struct FemMaterial {
+    FemMaterialType type = FemMaterialType::CorotatedLinear;
+    Real mu = 0, lambda = 0;   // Lame parameters, Pa
+};
+
+// Lame parameters from Young's modulus Y (Pa) and Poisson's ratio nu in (-1, 0.5).
+CS_HD FemMaterial femMaterial(FemMaterialType type, Real youngs, Real poisson) {
+    FemMaterial m;
+    m.type = type;
+    m.mu = youngs / (2 * (1 + poisson));
+    m.lambda = youngs * poisson / ((1 + poisson) * (1 - 2 * poisson));
+    return m;
+}
+
+struct FemRow {
+    Real value;        // C_k(q)
+    Real compliance;   // alpha_k
+    Vec3 grad[4];      // dC_k / dx_j, j = 0..3
+};
+
+constexpr int kFemMaxRows = 6;
+
+CS_HD int femRowCount(FemMaterialType type) { return type == FemMaterialType::CorotatedLinear ? 6 : 3; }
+
+// The orthonormal symmetric basis: k = 0 volumetric, 1..5 deviatoric.
+CS_HD Mat3 strainBasis(int k) {
+    const Real a = Real(1) / sqrt(Real(3)), b = Real(1) / sqrt(Real(2)), c = Real(1) / sqrt(Real(6));
+    switch (k) {
+        case 0: return mat3Diag({a, a, a});
+        case 1: return mat3Diag({b, -b, 0});
+        case 2: return mat3Diag({c, c, -2 * c});
+        case 3: return Mat3{{{0, b, 0}, {b, 0, 0}, {0, 0, 0}}};
+        case 4: return Mat3{{{0, 0, b}, {0, 0, 0}, {b, 0, 0}}};
+        default: return Mat3{{{0, 0, 0}, {0, 0, b}, {0, b, 0}}};
+    }
+}
+
+CS_HD Real frobenius(const Mat3& a, const Mat3& b) {
+    Real s = 0;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) s += a.m[i][j] * b.m[i][j];
+    return s;
+}
+
+// Stable neo-Hookean constants (header): C1, D1, alpha.
+CS_HD void neoHookeanConstants(const FemMaterial& m, Real& C1, Real& D1, Real& alpha) {
+    C1 = m.mu / 2;
+    D1 = (m.lambda + m.mu) / 2;
+    alpha = 1 + m.mu / (m.lambda + m.mu);
+}
+
+// Energy density Psi(F) (J/m^3), for the tests and the energy plots.
+CS_HD Real femEnergyDensity(const FemMaterial& m, const Mat3& F) {
+    if (m.type == FemMaterialType::CorotatedLinear) {
+        const Mat3 G = transpose(polarRotation(F)) * F;
+        Mat3 eps = Real(0.5) * (G + transpose(G));
+        for (int i = 0; i < 3; ++i) eps.m[i][i] -= 1;
+        const Real tr = trace(eps);
+        return m.mu * frobenius(eps, eps) + Real(0.5) * m.lambda * tr * tr;
+    }
+    Mat3 U, V;
+    Vec3 s;
+    svd3(F, U, s, V);
+    Real C1, D1, alpha;
+    neoHookeanConstants(m, C1, D1, alpha);
+    const Real J = s.x * s.y * s.z;
+    return C1 * (lengthSq(s) - 3) + D1 * (J - alpha) * (J - alpha);
+}
+
+// The element's rows at the nodes' current positions; returns their count.
+CS_HD int femElementRows(const FemMaterial& m, const TetRest& r, Vec3 x0, Vec3 x1, Vec3 x2, Vec3 x3,
+                         FemRow rows[kFemMaxRows]) {
+    const Mat3 F = deformationGradient(r, x0, x1, x2, x3);
+    Mat3 U, V;
+    Vec3 s;
+    svd3(F, U, s, V);
+    if (m.type == FemMaterialType::CorotatedLinear) {
+        const Mat3 R = U * transpose(V);
+        const Mat3 G = transpose(R) * F;
+        Mat3 eps = Real(0.5) * (G + transpose(G));
+        for (int i = 0; i < 3; ++i) eps.m[i][i] -= 1;
+        for (int k = 0; k < 6; ++k) {
+            const Mat3 B = strainBasis(k);
+            rows[k].value = frobenius(B, eps);
+            rows[k].compliance = k == 0 ? Real(1) / ((2 * m.mu + 3 * m.lambda) * r.volume) : Real(1) / (2 * m.mu * r.volume);
+            nodeGradients(r, R * B, rows[k].grad);
+        }
+        return 6;
+    }
+    Real C1, D1, alpha;
+    neoHookeanConstants(m, C1, D1, alpha);
+    const Real J = s.x * s.y * s.z;
+    for (int i = 0; i < 3; ++i) {
+        const Real sj = s[(i + 1) % 3], sk = s[(i + 2) % 3];
+        const Real dPsi = 2 * C1 * s[i] + 2 * D1 * (J - alpha) * sj * sk;
+        const Real Hii = 2 * (D1 * sj * sj * sk * sk + C1);
+        rows[i].compliance = Real(1) / (r.volume * Hii);
+        rows[i].value = dPsi / Hii;
+        const Vec3 u = column(U, i), v = column(V, i);
+        const Mat3 dS = matFromColumns(v.x * u, v.y * u, v.z * u);   // u v^T
+        nodeGradients(r, dS, rows[i].grad);
+    }
+    return 3;
+}
+
+}  // namespace cs

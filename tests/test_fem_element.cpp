@@ -1,0 +1,192 @@
+// The constant-strain tetrahedron's kinematics and the two materials' compliance rows
+// (engine/fem/): checked against closed forms of linear elasticity, finite differences and
+// invariances, before any element enters the solver.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <random>
+
+#include "engine/fem/fem_material_hd.h"
+
+using namespace cs;
+
+namespace {
+
+const Vec3 kRest[4] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+
+Mat3 randomMatrix(std::mt19937& rng, Real scale) {
+    std::uniform_real_distribution<double> u(-1, 1);
+    Mat3 m;
+    for (auto& r : m.m)
+        for (Real& x : r) x = Real(scale * u(rng));
+    return m;
+}
+
+Real maxDiff(const Mat3& a, const Mat3& b) {
+    Real d = 0;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) d = std::fmax(d, std::fabs(a.m[i][j] - b.m[i][j]));
+    return d;
+}
+
+// Nodes deformed by x -> A x + t.
+void deform(const Mat3& A, Vec3 t, Vec3 x[4]) {
+    for (int j = 0; j < 4; ++j) x[j] = A * kRest[j] + t;
+}
+
+Real elementEnergy(const FemMaterial& m, const TetRest& r, const Vec3 x[4]) {
+    return r.volume * femEnergyDensity(m, deformationGradient(r, x[0], x[1], x[2], x[3]));
+}
+
+}  // namespace
+
+TEST_CASE("fem: rest data, and inverted or degenerate tets are refused") {
+    TetRest r;
+    REQUIRE(makeTetRest(kRest[0], kRest[1], kRest[2], kRest[3], 0, r));
+    CHECK(r.volume == doctest::Approx(1.0 / 6.0));
+    CHECK_FALSE(makeTetRest(kRest[0], kRest[2], kRest[1], kRest[3], 0, r));             // inverted
+    CHECK_FALSE(makeTetRest(kRest[0], kRest[1], kRest[2], Vec3{1, 1, 0}, 0, r));         // flat
+}
+
+TEST_CASE("fem: svd3 reconstructs F with rotations U, V, an inverted F with one negative stretch") {
+    std::mt19937 rng(7);
+    for (int trial = 0; trial < 200; ++trial) {
+        Mat3 F = randomMatrix(rng, 1);
+        for (int i = 0; i < 3; ++i) F.m[i][i] += 1;
+        Mat3 U, V;
+        Vec3 s;
+        svd3(F, U, s, V);
+        CHECK(maxDiff(U * mat3Diag(s) * transpose(V), F) < 1e-9);
+        CHECK(maxDiff(transpose(U) * U, mat3Identity()) < 1e-12);
+        CHECK(maxDiff(transpose(V) * V, mat3Identity()) < 1e-12);
+        CHECK(determinant(U) == doctest::Approx(1));
+        CHECK(determinant(V) == doctest::Approx(1));
+        CHECK(s.x >= s.y);
+        CHECK(s.y >= std::fabs(s.z) - 1e-12);
+        CHECK((s.z < 0) == (determinant(F) < 0));
+    }
+}
+
+TEST_CASE("fem: a rigid motion costs no energy and gives zero rows in both materials") {
+    std::mt19937 rng(3);
+    TetRest r;
+    REQUIRE(makeTetRest(kRest[0], kRest[1], kRest[2], kRest[3], 0, r));
+    for (FemMaterialType type : {FemMaterialType::CorotatedLinear, FemMaterialType::StableNeoHookean}) {
+        const FemMaterial m = femMaterial(type, 1e5, 0.45);
+        for (int trial = 0; trial < 20; ++trial) {
+            const Vec3 axis = normalize(Vec3{Real(rng() % 100) - 50, Real(rng() % 100) - 50, 1});
+            const Mat3 R = toMat3(quatFromAxisAngle(axis, Real(0.1) * trial));
+            Vec3 x[4];
+            deform(R, Vec3{1, -2, 3}, x);
+            FemRow rows[kFemMaxRows];
+            const int n = femElementRows(m, r, x[0], x[1], x[2], x[3], rows);
+            for (int k = 0; k < n; ++k) CHECK(std::fabs(rows[k].value) < 1e-12);
+            // Energy relative to the rest state's (stable neo-Hookean's Psi(I) = D1 (1 - alpha)^2 is
+            // a constant offset of the energy, not a stress).
+            CHECK(std::fabs(elementEnergy(m, r, x) - r.volume * femEnergyDensity(m, mat3Identity())) < 1e-12 * m.mu);
+        }
+    }
+}
+
+TEST_CASE("fem: corotated rows give linear elasticity's energy and Young's modulus in uniaxial stress") {
+    // U = 1/2 sum_k C_k^2 / alpha_k must equal V (mu eps:eps + lambda/2 tr(eps)^2) for any small
+    // symmetric strain, and a bar stretched by e with lateral contraction nu e has stress Y e:
+    // dU/de = Y e V (the closed form of uniaxial stress).
+    const Real Y = 1e5, nu = 0.45;
+    const FemMaterial m = femMaterial(FemMaterialType::CorotatedLinear, Y, nu);
+    TetRest r;
+    REQUIRE(makeTetRest(kRest[0], kRest[1], kRest[2], kRest[3], 0, r));
+    std::mt19937 rng(11);
+    for (int trial = 0; trial < 20; ++trial) {
+        Mat3 E = randomMatrix(rng, 1e-3);
+        E = Real(0.5) * (E + transpose(E));
+        Vec3 x[4];
+        deform(mat3Identity() + E, Vec3{0, 0, 0}, x);
+        FemRow rows[kFemMaxRows];
+        femElementRows(m, r, x[0], x[1], x[2], x[3], rows);
+        Real fromRows = 0;
+        for (const FemRow& row : rows) fromRows += Real(0.5) * row.value * row.value / row.compliance;
+        const Real tr = trace(E);
+        const Real closed = r.volume * (m.mu * frobenius(E, E) + Real(0.5) * m.lambda * tr * tr);
+        CHECK(fromRows == doctest::Approx(closed).epsilon(1e-9));
+    }
+    const Real e = 1e-4, de = 1e-7;
+    auto energy = [&](Real strain) {
+        Vec3 x[4];
+        deform(mat3Diag({1 + strain, 1 - nu * strain, 1 - nu * strain}), Vec3{0, 0, 0}, x);
+        FemRow rows[kFemMaxRows];
+        femElementRows(m, r, x[0], x[1], x[2], x[3], rows);
+        Real u = 0;
+        for (const FemRow& row : rows) u += Real(0.5) * row.value * row.value / row.compliance;
+        return u;
+    };
+    const Real stress = (energy(e + de) - energy(e - de)) / (2 * de) / r.volume;
+    CHECK(stress == doctest::Approx(Y * e).epsilon(1e-4));
+}
+
+TEST_CASE("fem: row gradients match finite differences (corotated at a rotated rest, neo-Hookean anywhere)") {
+    std::mt19937 rng(5);
+    TetRest r;
+    REQUIRE(makeTetRest(kRest[0], kRest[1], kRest[2], kRest[3], 0, r));
+    const Real step = 1e-6;
+    for (FemMaterialType type : {FemMaterialType::CorotatedLinear, FemMaterialType::StableNeoHookean}) {
+        const FemMaterial m = femMaterial(type, 1e5, 0.3);
+        for (int trial = 0; trial < 10; ++trial) {
+            Mat3 A = toMat3(quatFromAxisAngle(normalize(Vec3{1, 2, 3}), Real(0.3) * trial));
+            if (type == FemMaterialType::StableNeoHookean) {   // a general deformation
+                Mat3 D = randomMatrix(rng, 0.3);
+                for (int i = 0; i < 3; ++i) D.m[i][i] += 1;
+                A = A * D;
+            }
+            Vec3 x[4];
+            deform(A, Vec3{0.5, 0, -1}, x);
+            FemRow rows[kFemMaxRows];
+            const int n = femElementRows(m, r, x[0], x[1], x[2], x[3], rows);
+            // The rows' strain measure: e_k (corotated) or the stretch s_k (neo-Hookean).
+            auto measure = [&](const Vec3 y[4], int k) {
+                const Mat3 F = deformationGradient(r, y[0], y[1], y[2], y[3]);
+                if (type == FemMaterialType::CorotatedLinear) {
+                    FemRow rr[kFemMaxRows];
+                    femElementRows(m, r, y[0], y[1], y[2], y[3], rr);
+                    return rr[k].value;
+                }
+                Mat3 U, V;
+                Vec3 s;
+                svd3(F, U, s, V);
+                return s[k];
+            };
+            for (int k = 0; k < n; ++k)
+                for (int j = 0; j < 4; ++j)
+                    for (int a = 0; a < 3; ++a) {
+                        Vec3 xp[4], xm[4];
+                        for (int i = 0; i < 4; ++i) xp[i] = xm[i] = x[i];
+                        xp[j][a] += step;
+                        xm[j][a] -= step;
+                        const Real fd = (measure(xp, k) - measure(xm, k)) / (2 * step);
+                        CHECK(std::fabs(fd - rows[k].grad[j][a]) < 1e-6);
+                    }
+        }
+    }
+}
+
+TEST_CASE("fem: stable neo-Hookean agrees with the linear material at small strain and resists inversion") {
+    const FemMaterial nh = femMaterial(FemMaterialType::StableNeoHookean, 1e5, 0.45);
+    const FemMaterial lin = femMaterial(FemMaterialType::CorotatedLinear, 1e5, 0.45);
+    std::mt19937 rng(13);
+    for (int trial = 0; trial < 20; ++trial) {
+        Mat3 E = randomMatrix(rng, 1e-4);
+        E = Real(0.5) * (E + transpose(E));
+        const Mat3 F = mat3Identity() + E;
+        // Energies agree to second order: relative difference O(|E|).
+        const Real excess = femEnergyDensity(nh, F) - femEnergyDensity(nh, mat3Identity());
+        CHECK(excess == doctest::Approx(femEnergyDensity(lin, F)).epsilon(1e-3));
+    }
+    // An inverted element: its smallest stretch is negative, and raising it lowers the energy.
+    const Mat3 F = mat3Diag({1, 1, Real(-0.2)});
+    Mat3 U, V;
+    Vec3 s;
+    svd3(F, U, s, V);
+    REQUIRE(s.z < 0);
+    const Mat3 Fup = mat3Diag({1, 1, Real(-0.19)});
+    CHECK(femEnergyDensity(nh, Fup) < femEnergyDensity(nh, F));
+}
