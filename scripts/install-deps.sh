@@ -3,7 +3,7 @@
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config
       libeigen3-dev nlohmann-json3-dev libqhull-dev libtinyobjloader-dev doctest-dev
-      libimgui-dev libglfw3-dev python3-glad python3-jinja2 libglm-dev libstb-dev
+      libtet1.5-dev libimgui-dev libglfw3-dev python3-glad python3-jinja2 libglm-dev libstb-dev
       xvfb xauth libgl1-mesa-dri libegl-dev libegl-mesa0 ffmpeg python3-matplotlib)
 missing=()
 for p in "${pkgs[@]}"; do

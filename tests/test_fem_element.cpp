@@ -190,3 +190,107 @@ TEST_CASE("fem: stable neo-Hookean agrees with the linear material at small stra
     const Mat3 Fup = mat3Diag({1, 1, Real(-0.19)});
     CHECK(femEnergyDensity(nh, Fup) < femEnergyDensity(nh, F));
 }
+
+// ---- meshes (engine/fem/tet_mesh.h) --------------------------------------------------------
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "engine/fem/tet_mesh.h"
+
+namespace {
+
+// Volume enclosed by a closed outward surface (divergence theorem) and whether every edge is
+// shared by exactly two triangles in opposite directions (closed and consistently oriented).
+Real enclosedVolume(const TetMesh& m, const std::vector<std::array<int, 3>>& tris, bool& closed) {
+    std::map<std::pair<int, int>, int> edges;
+    Real v = 0;
+    for (const auto& t : tris) {
+        v += dot(m.nodes[t[0]], cross(m.nodes[t[1]], m.nodes[t[2]])) / 6;
+        for (int c = 0; c < 3; ++c) edges[{t[c], t[(c + 1) % 3]}]++;
+    }
+    closed = true;
+    for (const auto& [e, n] : edges) closed = closed && n == 1 && edges.count({e.second, e.first}) == 1;
+    return v;
+}
+
+Real meshVolume(const TetMesh& m) {
+    Real v = 0;
+    for (int t = 0; t < int(m.tets.size()); ++t) v += tetVolume(m, t);
+    return v;
+}
+
+}  // namespace
+
+TEST_CASE("fem mesh: the box generator is conforming, positive and closed; masses sum to rho V") {
+    const Vec3 h{1, 0.25, 0.5};
+    const TetMesh m = makeBoxTetMesh(h, 8);   // 8 x 2 x 4 cells
+    CHECK(m.tets.size() == 6u * 8 * 2 * 4);
+    std::string err;
+    CHECK(validateTetMesh(m, 0, &err));
+    CHECK(meshVolume(m) == doctest::Approx(8 * h.x * h.y * h.z).epsilon(1e-12));
+    const auto surface = boundaryTriangles(m);
+    CHECK(surface.size() == 2u * 2 * (8 * 2 + 8 * 4 + 2 * 4));   // two triangles per boundary square
+    bool closed = false;
+    CHECK(enclosedVolume(m, surface, closed) == doctest::Approx(meshVolume(m)).epsilon(1e-12));
+    CHECK(closed);
+    Real total = 0;
+    for (Real x : lumpedNodeMasses(m, 1000)) total += x;
+    CHECK(total == doctest::Approx(1000 * meshVolume(m)).epsilon(1e-12));
+}
+
+TEST_CASE("fem mesh: TetGen fills a sphere's surface exactly, and bad meshes get one-line errors") {
+    TetMesh m;
+    std::string err;
+    REQUIRE_MESSAGE(makeSphereTetMesh(0.5, 2, 4, m, &err), err);
+    CHECK(validateTetMesh(m, 0, &err));
+    bool closed = false;
+    const Real enclosed = enclosedVolume(m, boundaryTriangles(m), closed);
+    CHECK(closed);
+    CHECK(meshVolume(m) == doctest::Approx(enclosed).epsilon(1e-9));   // 'p' keeps the surface
+    const Real ball = Real(4.0 / 3.0) * Real(M_PI) * Real(0.125);
+    CHECK(meshVolume(m) > 0.9 * ball);                                  // a 320-triangle icosphere
+    CHECK(meshVolume(m) < ball);
+    MESSAGE("sphere r 0.5: " << m.nodes.size() << " nodes, " << m.tets.size() << " tets, volume "
+                             << meshVolume(m) << " of the ball's " << ball);
+
+    TetMesh bad = makeBoxTetMesh({1, 1, 1}, 1);
+    std::swap(bad.tets[2][0], bad.tets[2][1]);
+    CHECK_FALSE(validateTetMesh(bad, 0, &err));
+    CHECK(err == "tet 2 is inverted (volume -1.333333 m^3)");
+    std::vector<Vec3> open = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    CHECK_FALSE(tetrahedralizeSurface(open, {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}}, 0, bad, &err));
+    CHECK(err.find('\n') == std::string::npos);
+}
+
+TEST_CASE("fem mesh: TetGen .node/.ele files round-trip; a missing node is a one-line error") {
+    const TetMesh box = makeBoxTetMesh({0.5, 0.5, 0.5}, 2);
+    const auto dir = std::filesystem::temp_directory_path();
+    const std::string node = (dir / "cs_test_fem.node").string(), ele = (dir / "cs_test_fem.ele").string();
+    {
+        std::ofstream n(node), e(ele);
+        n << "# a 2x2x2 box\n" << box.nodes.size() << " 3 0 0\n";
+        for (size_t i = 0; i < box.nodes.size(); ++i)
+            n << i + 1 << " " << box.nodes[i].x << " " << box.nodes[i].y << " " << box.nodes[i].z << "\n";
+        e << box.tets.size() << " 4 0\n";
+        for (size_t t = 0; t < box.tets.size(); ++t)
+            e << t + 1 << " " << box.tets[t][0] + 1 << " " << box.tets[t][1] + 1 << " " << box.tets[t][2] + 1 << " "
+              << box.tets[t][3] + 1 << "  # one-based\n";
+    }
+    TetMesh m;
+    std::string err;
+    REQUIRE_MESSAGE(loadTetGenFiles(node, ele, m, &err), err);
+    CHECK(m.tets == box.tets);
+    CHECK(meshVolume(m) == doctest::Approx(1.0));
+    {
+        std::ofstream e(ele);
+        e << "1 4 0\n1 1 2 3 999\n";
+    }
+    CHECK_FALSE(loadTetGenFiles(node, ele, m, &err));
+    CHECK(err.find("names node 999") != std::string::npos);
+    std::remove(node.c_str());
+    std::remove(ele.c_str());
+    CHECK_FALSE(loadTetGenFiles(node, ele, m, &err));
+    CHECK(err.rfind("cannot read tet mesh nodes", 0) == 0);
+}
