@@ -82,7 +82,8 @@ void startBodyVelocities(const Model& model, const State& state, const uint8_t* 
         bool dynamic = active[b] && !model.isStatic(b);
         bv.invMass[b] = dynamic ? model.invMass[b] : Real(0);
         bv.invInertia[b] = dynamic ? worldInverseInertia(state.rot[b], model.invInertiaLocal[b]) : mat3Zero();
-        bv.unconstrained[b] = dynamic ? unconstrainedVelocity(state.linVel[b], state.angVel[b], gravity, h)
+        bv.unconstrained[b] = dynamic ? unconstrainedVelocity(state.linVel[b], state.angVel[b], state.rot[b],
+                                                              model.invInertiaLocal[b], gravity, h)
                                       : Spatial{{0, 0, 0}, {0, 0, 0}};
     }
 }
@@ -209,9 +210,10 @@ void World::substep(Real h) {
             badSpeed = speed;
             break;
         }
+        const Vec3 rate = rotationRate(u.ang, state_.angVel[b], state_.rot[b], model_.invInertiaLocal[b], h);
         state_.linVel[b] = u.lin;
         state_.angVel[b] = u.ang;
-        integrateBody(state_.pos[b], state_.rot[b], u.lin, u.ang, h);
+        integrateBody(state_.pos[b], state_.rot[b], u.lin, rate, h);
         if (!isFinite(state_.pos[b]) || !isFinite(state_.rot[b])) bad = b;
     }
     if (bad >= 0) {

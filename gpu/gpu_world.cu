@@ -53,9 +53,10 @@ __global__ void integrateKernel(FlatModelView m, const uint8_t* active, const Sp
         return;
     }
     if (!active[b] || m.invMass[b] == Real(0)) return;
+    const Vec3 rate = rotationRate(u[b].ang, angVel[b], rot[b], m.invInertiaLocal[b], h);
     linVel[b] = u[b].lin;
     angVel[b] = u[b].ang;
-    integrateBody(pos[b], rot[b], u[b].lin, u[b].ang, h);
+    integrateBody(pos[b], rot[b], u[b].lin, rate, h);
 }
 
 // storeStandardResults' cache entry and the penetration of each kept contact.

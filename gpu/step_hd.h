@@ -27,7 +27,8 @@ CS_HD void prepareBody(const FlatModelView& m, const Quat* rot, const Vec3* linV
     const bool dynamic = isActive && m.invMass[b] != Real(0);
     invMass[b] = dynamic ? m.invMass[b] : Real(0);
     invInertia[b] = dynamic ? worldInverseInertia(rot[b], m.invInertiaLocal[b]) : mat3Zero();
-    unconstrained[b] = dynamic ? unconstrainedVelocity(linVel[b], angVel[b], gravity, h) : Spatial{{0, 0, 0}, {0, 0, 0}};
+    unconstrained[b] = dynamic ? unconstrainedVelocity(linVel[b], angVel[b], rot[b], m.invInertiaLocal[b], gravity, h)
+                               : Spatial{{0, 0, 0}, {0, 0, 0}};
 }
 
 // The guard of World::substep: NaN or |v|_1 beyond kGpuMaxSpeed.

@@ -1,6 +1,6 @@
-// NCP functions and the frictional compliance W of engine/solver/ncp.h ([NSN] sections 4.1-4.3,
+// NCP functions and the friction rows of engine/solver/ncp.h ([NSN] sections 4.1-4.3,
 // Appendix A), checked against their definitions: complementarity cases, central finite
-// differences, and the fixed-point relations of eqs. 33-35 / 99-102.
+// differences, and Coulomb's law (eqs. 13-16) for the friction rows.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -102,111 +102,102 @@ TEST_CASE("ncp: Fischer-Burmeister keeps its accuracy when one argument dominate
     CHECK(ncpFischerBurmeister(Real(1e3), Real(1e-3)).phi > 0);
 }
 
-TEST_CASE("ncp: friction compliance makes phi_f = D^T u + W lambda_f vanish when sliding") {
-    // Sliding solution of eqs. 31-32: |lambda_f| = mu lambda_n and lambda_f opposite to the slip
-    // D^T u. Then psi_f = 0 and W must equal |D^T u| / |lambda_f| so that eq. 36 gives zero.
+namespace {
+
+// Friction rows (ncp.h, linearizeFriction). A contact state: D^T u = (u1, u2), lambda_f = (l1, l2).
+const Real kMinSlope = kFloat ? Real(1e-4) : Real(1e-8);   // constraint_rows.h's kMinNcpSlope
+
+struct FrictionState {
+    Real u1, u2, l1, l2, muLambdaN, r;
+};
+
+FrictionLinearization linearize(int ncp, const FrictionState& c) {
+    return linearizeFriction(ncp, c.u1, c.u2, c.l1, c.l2, c.muLambdaN, c.r, kMinSlope);
+}
+
+// Random states that satisfy Coulomb's law ([NSN] eqs. 13-16): sticking (no slip, strictly inside
+// the cone) or sliding (|lambda_f| = mu lambda_n, lambda_f opposite to the slip).
+FrictionState coulombState(std::mt19937& rng, bool sliding) {
+    FrictionState c;
+    c.muLambdaN = uniform(rng, Real(0.01), 20);
+    c.r = uniform(rng, Real(0.05), 10);
+    Real angle = uniform(rng, 0, Real(6.283185307179586));
+    Real dx = std::cos(angle), dy = std::sin(angle);
+    Real mag = sliding ? c.muLambdaN : uniform(rng, 0, Real(0.99)) * c.muLambdaN;
+    Real slip = sliding ? uniform(rng, Real(1e-3), 3) : 0;
+    c.l1 = mag * dx;
+    c.l2 = mag * dy;
+    c.u1 = -slip * dx;
+    c.u2 = -slip * dy;
+    return c;
+}
+
+}  // namespace
+
+TEST_CASE("ncp: the friction rows vanish exactly on Coulomb's law") {
     std::mt19937 rng(5);
-    for (int k = 0; k < 200; ++k) {
-        Real ux = uniform(rng, -2, 2), uy = uniform(rng, -2, 2);
-        Real slip = std::sqrt(ux * ux + uy * uy);
-        if (slip < Real(1e-3)) continue;
-        Real muLambdaN = uniform(rng, Real(0.01), 20);
-        Real r = uniform(rng, Real(0.05), 10);
-        Real fx = -muLambdaN * ux / slip, fy = -muLambdaN * uy / slip;  // on the cone
-        for (int which = 0; which < 2; ++which) {
-            Real w = which == 0 ? frictionComplianceFB(slip, muLambdaN, muLambdaN, r)
-                                : frictionComplianceMin(slip, muLambdaN, muLambdaN, r);
-            CAPTURE(which);
-            Real phiX = ux + w * fx, phiY = uy + w * fy;  // eq. 36
-            CHECK(std::abs(phiX) <= Real(1e-5) * slip);
-            CHECK(std::abs(phiY) <= Real(1e-5) * slip);
-            CHECK(w == doctest::Approx(double(slip / muLambdaN)).epsilon(1e-5));
+    // The merit is a difference of O(scale) terms; the residual divides rounding by dA >= kMinSlope
+    // where sliding makes dA = 0.
+    const Real tol = kFloat ? Real(1e-4) : Real(1e-10), tolRow = kFloat ? Real(1e-2) : Real(1e-6);
+    for (int k = 0; k < 400; ++k) {
+        FrictionState c = coulombState(rng, k % 2 == 1);
+        Real scale = std::abs(c.u1) + std::abs(c.u2) + c.r * c.muLambdaN;
+        for (int ncp = 0; ncp < 2; ++ncp) {
+            FrictionLinearization f = linearize(ncp, c);
+            CAPTURE(ncp);
+            CAPTURE(k);
+            for (int j = 0; j < 2; ++j) {
+                CHECK(std::abs(f.merit[j]) <= tol * scale);
+                CHECK(std::abs(f.residual[j]) <= tolRow * scale);
+            }
+            CHECK(f.compliance >= 0);
         }
     }
 }
 
-TEST_CASE("ncp: friction compliance is zero when sticking") {
-    // Sticking: D^T u = 0 strictly inside the cone (|lambda_f| < mu lambda_n). Both NCP
-    // functions give psi_f = 0 and W = 0, so eq. 36 reads phi_f = D^T u = 0.
+TEST_CASE("ncp: the friction rows do not vanish off Coulomb's law") {
+    // Each state breaks one condition of eqs. 13-16; the merit must see it.
+    const Real muLambdaN = 2, r = Real(0.5);
+    const FrictionState bad[] = {
+        {0, 0, Real(2.2), 0, muLambdaN, r},          // no slip, outside the cone
+        {Real(0.3), 0, Real(2), 0, muLambdaN, r},    // on the cone, slipping along the friction
+        {Real(-0.3), 0, 1, 0, muLambdaN, r},         // slipping inside the cone
+        {0, Real(0.3), Real(-2), 0, muLambdaN, r},   // slipping across the friction
+        {Real(-0.3), 0, Real(2.5), 0, muLambdaN, r}, // sliding outside the cone
+    };
+    for (int ncp = 0; ncp < 2; ++ncp)
+        for (const FrictionState& c : bad) {
+            FrictionLinearization f = linearize(ncp, c);
+            CAPTURE(ncp);
+            CAPTURE(c.u1);
+            CAPTURE(c.l1);
+            CHECK(std::hypot(f.merit[0], f.merit[1]) > Real(1e-3));
+        }
+}
+
+TEST_CASE("ncp: sticking is the rigid row D^T u = 0; sliding pins lambda_f to the cone") {
     std::mt19937 rng(7);
     for (int k = 0; k < 200; ++k) {
-        Real muLambdaN = uniform(rng, Real(0.01), 20);
-        Real frictionMag = uniform(rng, 0, Real(0.999)) * muLambdaN;
-        Real r = uniform(rng, Real(0.05), 10);
-        CHECK(frictionComplianceFB(0, frictionMag, muLambdaN, r) == 0);
-        CHECK(frictionComplianceMin(0, frictionMag, muLambdaN, r) == 0);
-        // The minimum map keeps W = 0 for any slip up to r (mu lambda_n - |lambda_f|) (eq. 105).
-        Real slack = r * (muLambdaN - frictionMag);
-        CHECK(frictionComplianceMin(Real(0.99) * slack, frictionMag, muLambdaN, r) == 0);
-        CHECK(frictionComplianceMin(Real(1.01) * slack + Real(1e-6), frictionMag, muLambdaN, r) > 0);
+        FrictionState c = coulombState(rng, false);
+        // A small slip inside the minimum map's sticking region, s <= r (mu lambda_n - |lambda_f|).
+        c.u1 = Real(1e-3) * c.r * (c.muLambdaN - std::hypot(c.l1, c.l2));
+        FrictionLinearization stick = linearize(1, c);
+        CHECK(stick.compliance == 0);
+        CHECK(stick.residual[0] == doctest::Approx(double(c.u1)).epsilon(1e-6).scale(1e-12));
+        CHECK(std::abs(stick.residual[1]) <= Real(1e-6) * (std::abs(c.u1) + Real(1e-12)));
+        // Sliding (fast slip against lambda_f, which is off the cone by 10% in magnitude and
+        // 0.2 rad in direction): the minimum map's row has C = r / kMinSlope, and the step
+        // dlambda = -h / C of that dominant compliance lands on the cone, along y = lambda - u / r.
+        Real slip = uniform(rng, 1, 3), angle = uniform(rng, 0, 6);
+        FrictionState s{-slip * std::cos(angle), -slip * std::sin(angle),
+                        Real(1.1) * c.muLambdaN * std::cos(angle + Real(0.2)),
+                        Real(1.1) * c.muLambdaN * std::sin(angle + Real(0.2)), c.muLambdaN, c.r};
+        FrictionLinearization f = linearize(1, s);
+        CHECK(f.compliance == doctest::Approx(double(s.r / kMinSlope)));
+        Real y1 = s.l1 - s.u1 / s.r, y2 = s.l2 - s.u2 / s.r, ny = std::hypot(y1, y2);
+        Real n1 = s.l1 - f.residual[0] / f.compliance, n2 = s.l2 - f.residual[1] / f.compliance;
+        const double tol = kFloat ? 1e-3 : 1e-6;
+        CHECK(n1 == doctest::Approx(double(s.muLambdaN * y1 / ny)).epsilon(tol).scale(s.muLambdaN));
+        CHECK(n2 == doctest::Approx(double(s.muLambdaN * y2 / ny)).epsilon(tol).scale(s.muLambdaN));
     }
-}
-
-TEST_CASE("ncp: friction compliance equals the fixed-point ratio of eqs. 33-35") {
-    // W = |D^T u|^{n+1} / |lambda_f|^{n+1} with (Appendix A.2, r-scaled eqs. 33-34)
-    //     |D^T u|^{n+1} = |D^T u| - psi,   |lambda_f|^{n+1} = |lambda_f| + psi / r,
-    //     psi = phi(|D^T u|, r (mu lambda_n - |lambda_f|))        (eq. 32)
-    // computed here from the NCP functions themselves, independently of eqs. 104-105.
-    std::mt19937 rng(11);
-    int checkedFB = 0, checkedMin = 0;
-    for (int k = 0; k < 2000; ++k) {
-        Real slip = uniform(rng, 0, 3);
-        Real muLambdaN = uniform(rng, Real(0.05), 10);
-        Real frictionMag = uniform(rng, 0, Real(1.8)) * muLambdaN;  // inside and outside the cone
-        Real r = uniform(rng, Real(0.1), 5);
-        Real g = r * (muLambdaN - frictionMag);
-        {
-            Real psi = ncpFischerBurmeister(slip, g).phi;
-            Real slipNext = slip - psi, forceNext = frictionMag + psi / r;
-            Real w = frictionComplianceFB(slip, frictionMag, muLambdaN, r);
-            CHECK(w >= 0);
-            if (forceNext > Real(1e-3) * muLambdaN && slipNext > Real(1e-6)) {
-                CHECK(w == doctest::Approx(double(slipNext / forceNext)).epsilon(kFloat ? 1e-3 : 1e-8));
-                ++checkedFB;
-            }
-        }
-        {
-            Real psi = ncpMinimumMap(slip, g).phi;
-            Real slipNext = slip - psi, forceNext = frictionMag + psi / r;
-            Real w = frictionComplianceMin(slip, frictionMag, muLambdaN, r);
-            CHECK(w >= 0);
-            if (forceNext > 0) {
-                CHECK(w == doctest::Approx(double(slipNext / forceNext)).epsilon(kFloat ? 1e-4 : 1e-10).scale(1e-12));
-                ++checkedMin;
-            }
-        }
-    }
-    CHECK(checkedFB > 1000);
-    CHECK(checkedMin > 1000);
-}
-
-TEST_CASE("ncp: friction compliance guards stay finite") {
-    const Real r = 2;
-    const Real cap = kFrictionComplianceCap * r;
-    // No slip, no force: the 0/0 point of eq. 104; the limit into the cone is 0.
-    CHECK(frictionComplianceFB(0, 0, 1, r) == 0);
-    CHECK(frictionComplianceMin(0, 0, 1, r) == 0);
-    // No normal force (mu lambda_n = 0) and slipping: the division by mu lambda_n (eq. 105) and
-    // by |lambda_f|^{n+1} = 0 (eq. 104) give the cap. (The caller uses eq. 106 there instead.)
-    CHECK(frictionComplianceFB(1, 0, 0, r) == cap);
-    CHECK(frictionComplianceMin(1, 0, 0, r) == cap);
-    CHECK(frictionComplianceMin(1, 0, Real(1e-30), r) == cap);
-    // Far outside the cone, |lambda_f| >= 2 mu lambda_n: eq. 102 turns <= 0, FB gives the cap.
-    CHECK(frictionComplianceFB(0, 3, 1, r) == cap);
-    CHECK(frictionComplianceFB(Real(0.1), 5, 1, r) == cap);
-    // Everything finite and non-negative over a wide grid, including extreme magnitudes.
-    const Real huge = kFloat ? Real(1e15) : Real(1e20);
-    const Real values[] = {0, Real(1e-20), Real(1e-6), Real(0.5), 1, 3, Real(1e6), huge};
-    for (Real s : values)
-        for (Real f : values)
-            for (Real m : values) {
-                Real wFB = frictionComplianceFB(s, f, m, r);
-                Real wMin = frictionComplianceMin(s, f, m, r);
-                CHECK(std::isfinite(wFB));
-                CHECK(std::isfinite(wMin));
-                CHECK(wFB >= 0);
-                CHECK(wMin >= 0);
-                CHECK(wFB <= cap);
-                CHECK(wMin <= cap);
-            }
 }

@@ -11,8 +11,9 @@
 //   normal     phi(a, b) = 0, a = C0 + h J_i u (m), b = r lambda (m), r = h [J M^-1 J^T]_ii
 //              ([NSN] eqs. 20-30, 66). Linearized: dA h J du + dB r dlambda = -phi; divided by
 //              dA h this is a row with compliance c = dB r / (dA h) and error h_i = phi / (dA h).
-//   friction   phi_f = D^T u + W lambda_f ([NSN] eqs. 33-37, 103-106), two rows per contact
-//              following its normal row; W from Appendix A, r = [J M^-1 J^T]_ii.
+//   friction   Coulomb's law ([NSN] eqs. 31-32, 106), two rows per contact following its normal
+//              row, linearized with one compliance C per contact (ncp.h, linearizeFriction);
+//              r = [J M^-1 J^T]_ii averaged over the two rows.
 //   group      [PEG] I- and X-constraints with one primary contact (eq. 24 and section 5.3):
 //              phi(a, b) = 0 with a = max(C0_p + h J_p u, max_s (C0_s + h J_s u)) (m), the
 //              largest end-of-step gap of the group, and the impulse along the primary J_p only.
@@ -144,22 +145,17 @@ CS_HD void evalRow(const RowEvalView& v, int i) {
     default: {   // Friction: rows n+1 and n+2 after the normal row n
         int n = v.normalRow[i];
         int t1 = n + 1, t2 = n + 2;
-        Real r = v.precondition ? v.diagA[i] : Real(1);
         Real lambdaN = v.lambda[n] > 0 ? v.lambda[n] : Real(0);
         Real muLambdaN = v.mu[i] * lambdaN;
-        Real slip = std::sqrt(v.jv[t1] * v.jv[t1] + v.jv[t2] * v.jv[t2]);
-        Real mag = std::sqrt(v.lambda[t1] * v.lambda[t1] + v.lambda[t2] * v.lambda[t2]);
+        // One r per contact, the mean of its two tangent rows' [J M^-1 J^T]_ii: the friction
+        // direction of linearizeFriction must not depend on the choice of t1, t2.
+        Real r = v.precondition ? Real(0.5) * (v.diagA[t1] + v.diagA[t2]) : Real(1);
         if (muLambdaN > 0) {
-            // Outside the cone (|lambda_f| > mu lambda_n, common in early iterates when the
-            // normal impulse drops) the Fischer-Burmeister fixed point of eq. 102 predicts a
-            // non-positive |lambda_f|, and its W is meaningless. There both NCP functions take the
-            // minimum map's W (eq. 105), which returns lambda_f to the cone's boundary.
-            Real w = (v.ncp == 0 && mag <= muLambdaN) ? frictionComplianceFB(slip, mag, muLambdaN, r)
-                                                      : frictionComplianceMin(slip, mag, muLambdaN, r);
-            Real e = v.jv[i] + w * v.lambda[i];
-            v.schurCompliance[i] = w;
-            v.residual[i] = e;
-            v.merit[i] = e;
+            FrictionLinearization f = linearizeFriction(v.ncp, v.jv[t1], v.jv[t2], v.lambda[t1], v.lambda[t2],
+                                                        muLambdaN, r, kMinNcpSlope);
+            v.schurCompliance[i] = f.compliance;
+            v.residual[i] = f.residual[i - t1];
+            v.merit[i] = f.merit[i - t1];
         } else {
             // [NSN] eq. 106: no normal force, no friction. An (effectively) infinite compliance
             // drives lambda_f to zero in one step: h_i / C_ii = lambda_i.

@@ -6,15 +6,9 @@
 // preconditioner scale of section 7 (units of a per unit of lambda, here 1/kg): with b = r lambda
 // the derivative with respect to lambda is r * dB (eqs. 95 and 98).
 //
-// Friction (section 4.3) is not an NCP row of its own: eq. 31 is turned into the linear row
-//     phi_f = D^T u + W lambda_f                                               (eq. 36)
-// with a compliance W that the fixed-point iteration of eqs. 33-34 recomputes every Newton
-// iteration; W comes from the same NCP function applied to the pair
-// (|D^T u|, r (mu lambda_n - |lambda_f|)) (eq. 32 with the r-factor of Appendix A.2).
-//
-// Symbols: slip = |D^T u| (tangential speed), frictionMag = |lambda_f|, muLambdaN = mu lambda_n
-// (the cone radius), r > 0 the complementarity preconditioner scale, g = mu lambda_n - |lambda_f|
-// (distance to the cone surface, negative outside the cone).
+// Friction (section 4.3): the two tangent rows of a contact, linearized by linearizeFriction
+// from the same NCP function applied to eq. 32. See there for why the secant compliance W of
+// eqs. 35-37 is not used.
 //
 // Per-element CS_HD functions only: the CPU and CUDA backends call the same code.
 #pragma once
@@ -28,14 +22,6 @@ struct NcpValue {
     Real dA;   // d phi / d a (an element of the generalized gradient at kinks)
     Real dB;   // d phi / d b
 };
-
-// The friction compliance is capped at kFrictionComplianceCap * r. The paper's eqs. 104-105
-// divide by |lambda_f|^{n+1} (eq. 103) and by mu lambda_n, both of which reach zero or go
-// negative (far outside the cone, |lambda_f| >= 2 mu lambda_n, eq. 102 turns negative). There
-// the true W is infinite: the row wants lambda_f pulled back to the cone at any cost. A cap of
-// 1e8 r is "infinitely" stiff against the r-scaled normal row yet keeps the Newton matrix
-// finite and positive semi-definite (a negative W would make it indefinite).
-constexpr Real kFrictionComplianceCap = Real(1e8);
 
 // Minimum map, eqs. 18-22: phi = min(a, b). On a tie a <= b the 'a' branch is taken (the
 // contact is active, eq. 21: d phi / d q = grad C_n, eq. 22: d phi / d lambda = 0).
@@ -60,55 +46,72 @@ CS_HD NcpValue ncpFischerBurmeister(Real a, Real b) {
     return NcpValue{phi, Real(1) - a / norm, Real(1) - b / norm};
 }
 
-// Frictional compliance for Fischer-Burmeister, Appendix A.2 eqs. 99-104.
-// The fixed-point iteration of eqs. 99-102 is, with s = slip, g = mu lambda_n - |lambda_f|,
-//     s^{n+1}          = sqrt(s^2 + r^2 g^2) - r g                            (eq. 100)
-//     |lambda_f|^{n+1} = r^-1 (s + r mu lambda_n - sqrt(s^2 + r^2 g^2))        (eq. 102)
-//     W_FB = s^{n+1} / |lambda_f|^{n+1}
-//          = r (sqrt(s^2 + r^2 g^2) - r g) / (s + r mu lambda_n - sqrt(s^2 + r^2 g^2)) (eq. 104)
-// The printed eqs. 102 and 104 carry |D^T u|^2 where eq. 101 gives |D^T u| (expand
-// |lambda_f| + r^-1 psi_FB); the squared form is not even dimensionally consistent, so the
-// derived form is implemented.
-// Guards: s^{n+1} = 0 (no slip and inside the cone: sticking) gives W = 0, also at the 0/0
-// point s = 0, lambda_f = 0 (the limit along every path into the cone is 0). A denominator
-// |lambda_f|^{n+1} <= 0 (far outside the cone, or mu lambda_n <= 0) returns the cap.
-// The caller must not use W when mu lambda_n <= 0: eq. 106 then replaces the friction row by
-// d phi_f / d lambda_f = 1, i.e. the row lambda_f = 0 (no normal force, no friction).
-CS_HD Real frictionComplianceFB(Real slip, Real frictionMag, Real muLambdaN, Real r) {
-    Real rg = r * (muLambdaN - frictionMag);
-    Real root = std::sqrt(slip * slip + rg * rg);
-    // eq. 100; inside the cone (rg > 0) root - rg cancels for small slip, so use the
-    // rationalized slip^2 / (root + rg) there.
-    Real slipNext = rg > Real(0) ? slip * slip / (root + rg) : root - rg;
-    Real cap = kFrictionComplianceCap * r;
-    if (!(slipNext > Real(0))) return Real(0);         // sticking
-    // r |lambda_f|^{n+1} = slip + r mu lambda_n - root = slip + r |lambda_f| - slipNext (eq. 102
-    // with root = slipNext + rg); the second form is >= r |lambda_f| inside the cone.
-    Real forceNext = slip + r * frictionMag - slipNext;
-    // forceNext is a difference of terms of size ~slip + r (mu lambda_n + |lambda_f|): below a
-    // relative 1e-12 of that it is rounding noise, and W = r slipNext / forceNext would be
-    // meaningless, so the cap stands in for "infinite".
-    Real scale = slip + r * (muLambdaN + frictionMag);
-    if (!(forceNext > Real(1e-12) * scale)) return cap;
-    Real w = r * slipNext / forceNext;                 // eq. 104
-    return w < cap ? w : cap;
-}
+// Friction rows of one contact: [NSN] eqs. 31-32 (smooth isotropic Coulomb friction), linearized
+// for the Newton step with one compliance C shared by the contact's two tangent rows t1, t2:
+//     D^T du + C dlambda_f = -h.
+//
+// Why not the secant compliance W of eqs. 35-37 (Appendix A.2, eqs. 103-105). That row,
+// phi_f = D^T u + W lambda_f with W = |D^T u|^{n+1} / |lambda_f|^{n+1} held constant (eq. 37),
+// models a slipping contact as a spring that pulls lambda_f towards ZERO in proportion to its
+// slip: the step gives lambda_f = -D^T u / W. A box at rest on a ramp just past tan(theta) = mu
+// has four contacts that share one tangential velocity. Its sticking iterate loads them
+// unequally, so one pair lies outside its cone (W > 0, second case of eq. 105) while the other
+// lies inside with zero slip (W = 0: the rigid row D^T u = 0). The linear solve then holds the
+// body's slip at zero through the W = 0 rows and drives the springs' lambda_f to zero: all the
+// tangential impulse moves to the sticking pair, which is now outside its cone while the first
+// pair is inside. The Newton iterates cycle with period two and never have every contact
+// slipping at once, so the box never slides: measured, boxes held up to tan(theta) = 1.19 mu at
+// mu = 0.1, 1.12 mu at mu = 0.5 and 1.06 mu at mu = 0.8, the Newton merit stuck near 0.22 m/s
+// (tests/test_friction.cpp sweeps it).
+//
+// What is done instead. Let y = lambda_f - D^T u / r, the proximal point of the augmented
+// Lagrangian form of Alart and Curnier 1991 (cited in [NSN] section 2), and d = y / |y|.
+// Coulomb's law (eqs. 13-16) holds exactly when
+//   radial:        psi(s, r (mu lambda_n - lambda_d)) = 0,  s = -d . D^T u,  lambda_d = d . lambda_f
+//                  (eq. 32 along d), and
+//   perpendicular: the parts of D^T u and of lambda_f across d vanish (y is along d, so these two
+//                  parts differ by the factor r and vanish together).
+// The radial equation is a scalar NCP like the normal row's and is linearized the same way
+// (constraint_rows.h), with d and lambda_n held over the iteration ([NSN] section 6 holds
+// lambda_n in W alike):
+//     dA ds - dB r dlambda_d = -psi   <=>   d . D^T du + C dlambda_d = psi / dA,   C = r dB / dA.
+// The perpendicular part takes the same C (one C per contact keeps the compliance diagonal),
+// with h_perp = (D^T u)_perp + C lambda_perp, which is zero at the solution for any C. Sliding
+// (minimum map, dA = 0) now pins lambda_f at mu lambda_n d rather than pulling it to zero, and
+// sticking (dB = 0) is the rigid row D^T u = 0 as with W = 0. The solution is the same as the
+// paper's (both are Coulomb's law); only the Newton step differs, and the matrix stays symmetric.
+struct FrictionLinearization {
+    Real compliance;    // C of both tangent rows (1/kg)
+    Real residual[2];   // h of rows t1, t2 (m/s)
+    Real merit[2];      // the Coulomb residual -psi d + (D^T u)_perp on t1, t2 (m/s)
+};
 
-// Frictional compliance for the minimum map, eq. 105:
-//     W_min = 0                                        if s <= r (mu lambda_n - |lambda_f|)
-//           = (s - r (mu lambda_n - |lambda_f|)) / (mu lambda_n)   otherwise.
-// (From eqs. 33-34 with psi = min(s, r g): sticking gives s^{n+1} = 0; sliding gives
-// s^{n+1} = s - r g and |lambda_f|^{n+1} = mu lambda_n.)
-// Guard: mu lambda_n too small to divide by returns the cap; as for FB, the caller should
-// use eq. 106 (the row lambda_f = 0) when mu lambda_n <= 0.
-CS_HD Real frictionComplianceMin(Real slip, Real frictionMag, Real muLambdaN, Real r) {
-    Real g = muLambdaN - frictionMag;
-    if (slip <= r * g) return Real(0);                 // sticking branch of eq. 105
-    Real excess = slip - r * g;                        // > 0
-    Real cap = kFrictionComplianceCap * r;
-    // excess / muLambdaN > cap  <=>  excess > cap muLambdaN (no division by a tiny number).
-    if (!(excess < cap * muLambdaN)) return cap;
-    return excess / muLambdaN;                         // sliding branch of eq. 105
+// u1, u2: D^T u on t1, t2 (m/s); l1, l2: lambda_f (N s); muLambdaN > 0 (the caller applies eq. 106
+// otherwise); r > 0 (1/kg); ncp: 0 Fischer-Burmeister, 1 minimum map; minSlope: floor on dA, as
+// for the normal rows (a zero dA, sliding under the minimum map, gives C = r / minSlope).
+CS_HD FrictionLinearization linearizeFriction(int ncp, Real u1, Real u2, Real l1, Real l2, Real muLambdaN, Real r,
+                                              Real minSlope) {
+    Real y1 = l1 - u1 / r, y2 = l2 - u2 / r;
+    Real ny = std::sqrt(y1 * y1 + y2 * y2);
+    Real d1 = 1, d2 = 0;   // y = 0: lambda_f = D^T u / r, both zero in practice; any d is sticking
+    if (ny > 0) {
+        d1 = y1 / ny;
+        d2 = y2 / ny;
+    }
+    Real ud = u1 * d1 + u2 * d2, ld = l1 * d1 + l2 * d2;
+    Real s = -ud, gap = r * (muLambdaN - ld);
+    NcpValue f = ncp == 0 ? ncpFischerBurmeister(s, gap) : ncpMinimumMap(s, gap);
+    Real dA = f.dA > minSlope ? f.dA : minSlope;
+    Real c = f.dB * r / dA;
+    Real radial = -f.phi / dA;   // h along d
+    Real up1 = u1 - ud * d1, up2 = u2 - ud * d2;
+    FrictionLinearization out;
+    out.compliance = c;
+    out.residual[0] = radial * d1 + up1 + c * (l1 - ld * d1);
+    out.residual[1] = radial * d2 + up2 + c * (l2 - ld * d2);
+    out.merit[0] = -f.phi * d1 + up1;
+    out.merit[1] = -f.phi * d2 + up2;
+    return out;
 }
 
 }  // namespace cs
