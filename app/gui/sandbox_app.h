@@ -7,7 +7,8 @@
 // which also appends it to the session log, so a session can be replayed exactly (session.h).
 //
 // The methods are split by concern: sim_copies.cpp (scene, copies, stepping, statistics),
-// interaction.cpp (mouse, keys, picking, drag, launch), panels.cpp (ImGui windows),
+// interaction.cpp (mouse, keys, picking, drag, launch), panels*.cpp (ImGui windows), ui_report.cpp
+// (layout reports for scripted tests),
 // app_frame.cpp (rendering a frame, screenshots, recording), impact_panel.cpp (the PLUS impact
 // replay window and its 3D overlay).
 #pragma once
