@@ -26,6 +26,13 @@ glm::mat4 Camera::projection(float aspect) const {
 void Camera::orbit(float dx, float dy) {
     yaw -= dx * 0.006f;
     pitch = std::clamp(pitch + dy * 0.006f, glm::radians(-89.f), glm::radians(89.f));
+    keepAboveFloor();
+}
+
+void Camera::keepAboveFloor() {
+    if (floorZ <= kNoFloor) return;
+    target.z = std::max(target.z, floorZ);
+    pitch = std::max(pitch, minPitchAboveFloor(target.z, distance, floorZ));
 }
 
 void Camera::pan(float dx, float dy, const Viewport& vp) {
@@ -36,16 +43,19 @@ void Camera::pan(float dx, float dy, const Viewport& vp) {
     glm::vec3 up = glm::cross(right, f);
     target += (-dx * right + dy * up) * metresPerPixel;
     followBody = -1;
+    keepAboveFloor();
 }
 
 void Camera::zoom(float wheelSteps) {
     distance = std::clamp(distance * std::pow(0.88f, wheelSteps), 0.05f, 500.f);
+    keepAboveFloor();
 }
 
 void Camera::frame(glm::vec3 lo, glm::vec3 hi) {
     target = 0.5f * (lo + hi);
     float radius = std::max(0.25f, 0.5f * glm::length(hi - lo));
     distance = radius / std::sin(fovY * 0.5f) * 1.05f;
+    keepAboveFloor();
 }
 
 Ray Camera::pixelRay(float px, float py, int windowHeight, const Viewport& vp) const {

@@ -2,9 +2,26 @@
 // zoom (wheel), frame-all, and follow (the target tracks a body). The world is z-up.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
+
 #include <glm/glm.hpp>
 
 namespace cs {
+
+// No floor: the camera may orbit all round.
+constexpr float kNoFloor = -1e30f;
+
+// The lowest pitch that keeps the eye above the floor plane z = floorZ (by a margin of 2% of the
+// distance, at least 2 cm): eye.z = target.z + distance sin(pitch) >= floorZ + margin. At most
+// 89 degrees (looking straight down), at least -89.
+inline float minPitchAboveFloor(float targetZ, float distance, float floorZ) {
+    const float limit = 89.f * float(M_PI) / 180.f;
+    if (floorZ <= kNoFloor) return -limit;
+    float margin = std::max(0.02f, 0.02f * distance);
+    float s = (floorZ + margin - targetZ) / std::max(distance, 1e-6f);
+    return std::clamp(std::asin(std::clamp(s, -1.f, 1.f)), -limit, limit);
+}
 
 struct Viewport {
     int x = 0, y = 0, width = 1, height = 1;   // pixels, origin bottom-left (GL convention)
@@ -23,6 +40,7 @@ public:
     float distance = 8.f;
     float fovY = glm::radians(45.f);
     int followBody = -1;                  // >= 0: target tracks this body
+    float floorZ = kNoFloor;              // the scene's ground top: the eye stays above it
 
     glm::vec3 eye() const;
     glm::vec3 forward() const;            // unit, eye -> target
@@ -35,6 +53,8 @@ public:
     void zoom(float wheelSteps);
     // Fits the box [lo, hi] in view, keeping the current direction.
     void frame(glm::vec3 lo, glm::vec3 hi);
+    // Orbit, pan, zoom and frame keep the target on or above the floor and the eye above it.
+    void keepAboveFloor();
 
     // The ray through window pixel (px, py), measured from the top-left of the window whose
     // height is windowHeight, for the viewport vp (bottom-left origin).

@@ -41,10 +41,8 @@ void plotWidget(const char* id, const std::vector<PlotSeries>& series, const Plo
             yMax = std::max(yMax, mapY(y));
         }
     }
-    const float padL = 58, padR = 8, padT = 8, padB = 18;
-    ImVec2 a(p0.x + padL, p0.y + padT), b(p1.x - padR, p1.y - padB);
     if (xMin > xMax) {
-        dl->AddText(ImVec2(a.x + 8, a.y + 8), IM_COL32(160, 160, 160, 255), "no data");
+        dl->AddText(ImVec2(p0.x + 66, p0.y + 16), IM_COL32(160, 160, 160, 255), "no data");
         ImGui::PopID();
         return;
     }
@@ -53,28 +51,38 @@ void plotWidget(const char* id, const std::vector<PlotSeries>& series, const Plo
         yMax += options.logY ? 0.5f : std::max(1e-6f, std::fabs(yMax) * 0.1f);
         yMin -= options.logY ? 0.5f : std::max(1e-6f, std::fabs(yMin) * 0.1f);
     }
+    // Horizontal guides: each decade on a log axis, a few on a linear one; the left margin fits
+    // the widest label.
+    std::vector<std::pair<float, std::string>> ticks;   // (axis value, label)
+    if (options.logY) {
+        // Every decade, or every n-th where they would be closer than a text line.
+        int first = (int)std::ceil(yMin), last = (int)std::floor(yMax);
+        int stride = std::max(1, (int)std::ceil((last - first + 1) * 14.f / std::max(options.height - 26.f, 14.f)));
+        for (int d = first; d <= last; ++d)
+            if (d % stride == 0) ticks.push_back({float(d), "1e" + std::to_string(d)});
+    } else {
+        // Quarters, or halves where a plot is too low for five labels.
+        const int parts = options.height - 26 >= 5 * 14 ? 4 : 2;
+        double step = (double(yMax) - double(yMin)) / parts, maxAbs = std::max(std::fabs(yMin), std::fabs(yMax));
+        for (int k = 0; k <= parts; ++k) {
+            float v = yMin + (yMax - yMin) * k / float(parts);
+            ticks.push_back({v, axisLabel(v, step, maxAbs)});
+        }
+    }
+    float labelWidth = 0;
+    for (auto& t : ticks) labelWidth = std::max(labelWidth, ImGui::CalcTextSize(t.second.c_str()).x);
+    const float padL = std::max(40.f, labelWidth + 10.f), padR = 8, padT = 8, padB = 18;
+    ImVec2 a(p0.x + padL, p0.y + padT), b(p1.x - padR, p1.y - padB);
     auto toScreen = [&](float x, float y) {
         return ImVec2(a.x + (x - xMin) / (xMax - xMin) * (b.x - a.x),
                       b.y - (mapY(y) - yMin) / (yMax - yMin) * (b.y - a.y));
     };
-    // Horizontal guides: each decade on a log axis, quarters on a linear one.
-    char label[64];
-    if (options.logY) {
-        for (int d = (int)std::ceil(yMin); d <= (int)std::floor(yMax); ++d) {
-            float sy = b.y - (d - yMin) / (yMax - yMin) * (b.y - a.y);
-            dl->AddLine(ImVec2(a.x, sy), ImVec2(b.x, sy), IM_COL32(60, 62, 70, 255));
-            std::snprintf(label, sizeof label, "1e%d", d);
-            dl->AddText(ImVec2(p0.x + 4, sy - 7), IM_COL32(170, 170, 170, 255), label);
-        }
-    } else {
-        for (int k = 0; k <= 4; ++k) {
-            float v = yMin + (yMax - yMin) * k / 4.f;
-            float sy = b.y - (b.y - a.y) * k / 4.f;
-            dl->AddLine(ImVec2(a.x, sy), ImVec2(b.x, sy), IM_COL32(60, 62, 70, 255));
-            std::snprintf(label, sizeof label, options.yFormat, v);
-            dl->AddText(ImVec2(p0.x + 4, sy - 7), IM_COL32(170, 170, 170, 255), label);
-        }
+    for (auto& t : ticks) {
+        float sy = b.y - (t.first - yMin) / (yMax - yMin) * (b.y - a.y);
+        dl->AddLine(ImVec2(a.x, sy), ImVec2(b.x, sy), IM_COL32(60, 62, 70, 255));
+        dl->AddText(ImVec2(p0.x + 4, sy - 7), IM_COL32(170, 170, 170, 255), t.second.c_str());
     }
+    char label[64];
     std::snprintf(label, sizeof label, "%g", xMin);
     dl->AddText(ImVec2(a.x, b.y + 2), IM_COL32(170, 170, 170, 255), label);
     std::snprintf(label, sizeof label, "%g %s", xMax, options.xLabel);

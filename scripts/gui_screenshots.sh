@@ -5,6 +5,8 @@
 #   docs/gui_convergence.png  the plots window: residual against iteration for the last solve
 #   docs/gui_plus_replay.png  the PLUS impact replay on newtons_cradle (round 3 of table 2's five)
 #   docs/gui_plus_replay_brick.png  the replay of [PLUS] example 1 (brick_impact), mid-impact
+#   docs/gui_pour3d_compare.png     pour3d: standard beside PEG behind see-through walls
+# (scripts/gui_review.sh takes the screenshots for reviewing the layout at 1280x720 and 1920x1080.)
 #   usage: scripts/gui_screenshots.sh [SANDBOX]   (default build/sandbox)
 set -eu
 SANDBOX=${1:-build/sandbox}
@@ -27,6 +29,12 @@ cat >"$TMP/compare.script" <<'S'
 S
 "$SANDBOX" gui heavy_stack --headless --shadows --compare 'standard/pcr,standard/jacobi' \
     --script "$TMP/compare.script" --frames 120 --screenshot "$ROOT/docs/gui_compare.png"
+
+cat >"$TMP/pour3d.script" <<'S'
+0 show shadows on
+S
+"$SANDBOX" gui pour3d --headless --shadows --compare 'standard/pcr,peg/pcr' --size 1600x800 \
+    --script "$TMP/pour3d.script" --frames 557 --screenshot "$ROOT/docs/gui_pour3d_compare.png"
 
 cat >"$TMP/plots.script" <<'S'
 0 show plots on

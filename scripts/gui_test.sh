@@ -4,8 +4,11 @@
 # contact markers and the UI were drawn, and from the app's drag reports that the dragged body
 # moved toward the cursor. Then opens the PLUS impact replay on newtons_cradle, steps it interval
 # by interval and checks its reports against [PLUS] table 2 (five rounds, the phase of every
-# pair in every round) and the conservation of momentum and energy. Also checks the error paths:
-# no display, a bad scene file.
+# pair in every round) and the conservation of momentum and energy. Then the layout at the
+# default 1280x720 window (the settings fit, tooltips stay on screen, the plots cover no copy,
+# R restarts the step counter, the camera stays above the floor, PEG's legend, captures go to
+# --capture-dir and are named in the footer). Also checks the error paths: no display, a bad
+# scene file.
 #
 # It runs under Xvfb when xvfb-run is installed, else offscreen through EGL (--headless); it
 # exits 77 (ctest SKIP) only when neither can give an OpenGL 3.3 context.
@@ -161,5 +164,92 @@ cat "$OUT/impact_pixels.txt"
 comp=$(awk '$1 == "count" && $2 == "compressing" { print $NF }' "$OUT/impact_pixels.txt")
 expd=$(awk '$1 == "count" && $2 == "expanding" { print $NF }' "$OUT/impact_pixels.txt")
 [ "$comp" -ge 500 ] && [ "$expd" -ge 500 ] || fail "impact timeline not drawn: $comp compressing, $expd expanding pixels (< 500)"
+
+# ---- the layout at the default 1280x720 window (issue 22, item 13) --------------------------
+# The app prints "ui-report" lines (app/gui/ui_report.cpp): window rectangles, whether the
+# settings fit their area, the last tooltip, the legend, the step counter, the camera.
+run_gui() {   # run_gui NAME SANDBOX-ARGS...: the log in $OUT/NAME.log
+    local name=$1
+    shift
+    if [ $MODE = xvfb ]; then
+        xvfb-run -a -s "-screen 0 1280x720x24" "$SANDBOX" gui "$@" --size 1280x720 >"$OUT/$name.log" 2>&1
+    else
+        "$SANDBOX" gui "$@" --size 1280x720 --headless >"$OUT/$name.log" 2>&1
+    fi || { cat "$OUT/$name.log"; fail "$name run failed"; }
+}
+ui() { awk -v f="$2" -v k="$3" '$1 == "ui-report" && $2 == "frame=" f && $3 == k { $1 = $2 = $3 = ""; print substr($0, 4) }' "$OUT/$1.log"; }
+rect() { ui "$1" "$2" rect | awk -v n="$3" '$1 == n { print $2, $3, $4, $5 }'; }
+inside() {   # inside "x y w h": within the 1280x720 window
+    awk -v r="$1" 'BEGIN { split(r, a, " "); exit !(a[3] > 0 && a[1] >= 0 && a[2] >= 0 && a[1] + a[3] <= 1280 && a[2] + a[4] <= 720) }'
+}
+overlap() {  # overlap "x y w h" "x y w h": the two rectangles share pixels
+    awk -v r="$1" -v q="$2" 'BEGIN { split(r, a, " "); split(q, b, " ")
+        exit !(a[1] < b[1] + b[3] && b[1] < a[1] + a[3] && a[2] < b[2] + b[4] && b[2] < a[2] + a[4]) }'
+}
+cat >"$OUT/layout.script" <<'SCRIPT'
+0 show legend on
+5 hover help 1          # the (?) after "hyperplane faces", a long tooltip
+12 ui report
+20 key r
+22 ui report            # two frames after R: t and the step counter restarted together
+24 cursor 900 80        # orbit down as far as the mouse goes
+25 press left
+25 moveby 0 -600 10
+36 release left
+38 ui report
+SCRIPT
+run_gui layout pyramid --script "$OUT/layout.script" --frames 40
+grep '^ui-report' "$OUT/layout.log" | grep -v ' legend '
+read -r content _ area < <(ui layout 12 settings-content)
+[ -n "$content" ] && awk -v c="$content" -v a="$area" 'BEGIN { exit !(c <= a) }' ||
+    fail "layout: the settings need $content px, their area has $area (the panel scrolls at 1280x720)"
+for r in show-header footer settings; do
+    inside "$(rect layout 12 $r)" || fail "layout: $r at ($(rect layout 12 $r)) is not within 1280x720"
+done
+tip=$(ui layout 12 tooltip)
+inside "$tip" || fail "layout: the hovered tooltip ($tip) runs off the 1280x720 window"
+read -r steps _ time < <(ui layout 22 steps)
+awk -v s="$steps" -v t="$time" 'BEGIN { exit !(s < 10 && (s / 120 - t) ^ 2 < 1e-10) }' ||
+    fail "layout: after R the panel reads step $steps at t = $time s"
+read -r _ eyez _ floor _ < <(ui layout 38 camera)
+awk -v e="$eyez" -v f="$floor" 'BEGIN { exit !(e > f) }' || fail "layout: the camera orbited below the floor (eye z $eyez, floor $floor)"
+echo "gui_smoke: layout: settings ${content}/${area} px, tooltip ($tip), step $steps at t = $time after R, eye z $eyez over floor $floor"
+
+# Two copies (standard, PEG) with the plots and the forces: the plots column covers neither
+# viewport nor the table; the legend has PEG's markers and the force scale.
+cat >"$OUT/compare.script" <<'SCRIPT'
+0 show plots on
+0 show forces on
+28 ui report
+SCRIPT
+run_gui compare sm_trap --compare 'standard/pcr,peg/pcr' --script "$OUT/compare.script" --frames 30
+grep '^ui-report' "$OUT/compare.log"
+plots=$(rect compare 28 plots)
+inside "$plots" || fail "compare: no plots window in the window ($plots)"
+for r in viewport0 viewport1 table; do
+    q=$(rect compare 28 $r)
+    [ -n "$q" ] || fail "compare: no $r"
+    overlap "$plots" "$q" && fail "compare: the plots ($plots) cover $r ($q)"
+done
+ui compare 28 legend | grep -q '^PEG U' || fail "compare: PEG's markers are not in the legend"
+ui compare 28 legend | grep -qE '^contact force: [0-9.e+-]+ m = [0-9.e+-]+ N$' || fail "compare: no force scale in the legend"
+
+# A recording started with M goes to the capture directory, its path shown in the footer.
+cat >"$OUT/capture.script" <<'SCRIPT'
+5 key m
+15 ui report
+20 key m
+22 ui report
+SCRIPT
+rm -rf "$OUT/captures"
+run_gui capture box_on_plane --capture-dir "$OUT/captures" --script "$OUT/capture.script" --frames 24
+grep '^ui-report frame=\(15\|22\) \(rect footer\|recording\|status\|capture-dir\)' "$OUT/capture.log"
+recording=$(ui capture 15 recording)
+case "$recording" in "$OUT/captures/sandbox_"*.mp4) ;; *) fail "capture: recording to '$recording', not into --capture-dir" ;; esac
+inside "$(rect capture 15 footer)" || fail "capture: the footer with the path is not on the screen"
+if command -v ffmpeg >/dev/null 2>&1; then
+    [ -s "$recording" ] || fail "capture: $recording was not written"
+    ui capture 22 status | grep -qF "wrote $recording" || fail "capture: the status does not name $recording"
+fi
 
 echo "gui_smoke: PASS"

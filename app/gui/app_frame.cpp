@@ -3,7 +3,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
+#include <filesystem>
 
 #include <glad/gl.h>
 #define GLFW_INCLUDE_NONE
@@ -42,6 +44,10 @@ bool SandboxApp::init(GlContext* gl, std::string* error) {
         return false;
     }
     sceneList_ = listScenes();
+    const char* home = std::getenv("HOME");
+    captureDir_ = !options_.captureDir.empty() ? options_.captureDir
+                  : home && *home          ? std::string(home) + "/Videos/contact-sandbox"
+                                           : std::string("captures");
     // PLUS keeps its impacts' per-interval traces for the replay window (impact_replay.h).
     plusSetImpactRecording(true);
     impact.clear();
@@ -66,9 +72,12 @@ void SandboxApp::layoutViewports() {
     gl_->framebufferSize(fbWidth_, fbHeight_);
     panelWidth_ = std::min(340.f, 0.4f * float(fbWidth_));
     int x0 = view.settingsPanel ? int(panelWidth_) : 0;
-    // The comparison table sits under the viewports.
-    int y0 = (copyCount() > 1 ? 34 + 21 * copyCount() : 0) + int(impactPanelHeight());
-    int w = std::max(1, fbWidth_ - x0), h = std::max(1, fbHeight_ - y0);
+    // The plots take a column on the right above the comparison table; the table spans the
+    // width beside the panel, and the impact window sits over it, beside the plots.
+    plotsWidth_ = view.plots ? std::clamp(0.3f * float(fbWidth_), 360.f, 520.f) : 0.f;
+    plotsWidth_ = std::max(0.f, std::min(plotsWidth_, float(fbWidth_ - x0) - 240.f));
+    int y0 = int(tableHeight()) + int(impactPanelHeight());
+    int w = std::max(1, fbWidth_ - x0 - int(plotsWidth_)), h = std::max(1, fbHeight_ - y0);
     viewports_.clear();
     int n = std::max(1, copyCount());
     int cols = n == 4 ? 2 : n, rows = n == 4 ? 2 : 1;
@@ -169,6 +178,7 @@ void SandboxApp::render(double wallDt) {
         io.DeltaTime = float(std::max(wallDt, 1e-4));
         io.MousePos = ImVec2(float(mouseX_), float(mouseY_));
     }
+    if (scriptedInput) io.MousePos = ImVec2(float(mouseX_), float(mouseY_));   // the script's cursor
     ImGui::NewFrame();
 
     for (int i = 0; i < copyCount() && i < (int)viewports_.size(); ++i) {
@@ -232,14 +242,31 @@ bool SandboxApp::screenshot(const std::string& path, std::string* error) {
 bool SandboxApp::toggleRecording(std::string* message) {
     if (video_.isOpen()) {
         video_.close(message);
+        std::printf("%s\n", message->c_str());
         return true;
     }
-    char name[64];
-    std::time_t now = std::time(nullptr);
-    std::strftime(name, sizeof name, "sandbox_%Y%m%d_%H%M%S.mp4", std::localtime(&now));
+    std::string path = capturePath("sandbox", ".mp4", message);
+    if (path.empty()) return false;
     int w = 0, h = 0;
     gl_->framebufferSize(w, h);
-    return video_.open(name, w & ~1, h & ~1, options_.fps, false, message);
+    bool ok = video_.open(path, w & ~1, h & ~1, options_.fps, false, message);
+    std::printf("%s\n", message->c_str());
+    if (ok) *message = "recording: M stops it";   // the footer shows the path
+    return ok;
+}
+
+std::string SandboxApp::capturePath(const char* prefix, const char* extension, std::string* error) const {
+    std::error_code ec;
+    std::filesystem::create_directories(captureDir_, ec);
+    if (ec) {
+        *error = "cannot create the capture directory " + captureDir_ + ": " + ec.message();
+        return "";
+    }
+    char name[96];
+    std::time_t now = std::time(nullptr);
+    std::strftime(name, sizeof name, "_%Y%m%d_%H%M%S", std::localtime(&now));
+    std::filesystem::path dir = std::filesystem::absolute(captureDir_, ec);
+    return (dir / (std::string(prefix) + name + extension)).string();
 }
 
 }  // namespace cs

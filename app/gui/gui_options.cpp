@@ -148,9 +148,11 @@ bool parseGuiOptions(int argc, char** argv, bool record, GuiOptions& o, std::str
             o.forceShadows = true;
         } else if (a == "--fixed-step") {
             o.fixedStep = true;
-        } else if (a == "--script" || a == "--screenshot" || a == "--replay" || a == "--session-out") {
+        } else if (a == "--script" || a == "--screenshot" || a == "--replay" || a == "--session-out" ||
+                   a == "--capture-dir") {
             if (!(v = need(i, a))) return false;
-            if (a == "--script") o.script = v;
+            if (a == "--capture-dir") o.captureDir = v;
+            else if (a == "--script") o.script = v;
             else if (a == "--screenshot") o.screenshot = v;
             else if (a == "--replay") o.replay = v;
             else o.sessionOut = v;
@@ -180,6 +182,7 @@ const char* guiUsage() {
            "  --size WxH (default 1280x720)  --shadows | --no-shadows (default: on with a GPU)\n"
            "  --replay FILE       replay a recorded session (settings above override its solver)\n"
            "  --session-out FILE  record this session's inputs to FILE on exit\n"
+           "  --capture-dir DIR   screenshots (P) and MP4 recordings (M) go here (default ~/Videos/contact-sandbox)\n"
            "  --script FILE --frames N --screenshot FILE --headless --fixed-step   (tests)\n";
 }
 

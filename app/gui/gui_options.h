@@ -48,6 +48,7 @@ struct GuiOptions {
     std::string replay;                // session file to replay
     std::string sessionOut;            // write the session here on exit
     // Recording.
+    std::string captureDir;            // screenshots (P) and recordings (M); empty: ~/Videos/contact-sandbox
     std::string out;                   // video file
     double seconds = -1;               // <0: the scene's duration
     int fps = 60;

@@ -16,7 +16,7 @@ namespace cs {
 
 namespace {
 
-const char* kVerbs[] = {"cursor", "move", "moveby", "aim", "press", "release", "key", "show", "camera", "report", "screenshot", "quit", "impact"};
+const char* kVerbs[] = {"cursor", "move", "moveby", "aim", "press", "release", "key", "show", "camera", "report", "screenshot", "quit", "impact", "ui", "hover"};
 
 bool* layerFlag(SandboxApp& app, const std::string& name) {
     DebugDrawFlags& f = app.view.draw;
@@ -173,6 +173,18 @@ void GuiScript::run(int frame, SandboxApp& app) {
             if (c.args.size() >= 6) app.camera.target = glm::vec3(num(3, 0), num(4, 0), num(5, 0));
         } else if (c.verb == "report") {
             app.printDragReport(frame);
+        } else if (c.verb == "ui") {
+            app.printUiReport(frame);
+        } else if (c.verb == "hover") {
+            glm::vec2 px;
+            if (app.helpMarkerCentre(int(num(1, 0)), px)) {
+                curX_ = px.x;
+                curY_ = px.y;
+                app.cursorMoved(curX_, curY_);
+                std::printf("hover: help marker %d at pixel %.1f %.1f\n", int(num(1, 0)), curX_, curY_);
+            } else {
+                std::printf("hover: no help marker %d\n", int(num(1, 0)));
+            }
         } else if (c.verb == "screenshot") {
             std::string error;
             app.screenshot(c.args.empty() ? "screenshot.png" : c.args[0], &error);

@@ -8,11 +8,14 @@
 //   aim auto|BODY [DX DY] put the cursor over a body's centre (auto: the highest dynamic body
 //                         whose centre is visible in the first viewport), offset by (DX, DY)
 //   press left|right [shift]   /   release left|right
-//   key NAME              space, right, r, b, n, f, c, plus, minus, g, h
+//   key NAME              space, right, plus, minus, or a letter (r, b, n, f, c, g, h, m, p, ...)
 //   show LAYER on|off     contacts, normals, cones, forces, penetration, aabbs, frames, joints,
 //                         legend, plots, help, shadows, xray, impact
 //   camera YAW PITCH DIST [TX TY TZ]   degrees and metres
 //   report                print the drag state: grabbed point, target, force
+//   ui report             print the layout: window rectangles, the settings panel's fit, the last
+//                         tooltip, the legend, the step counter, the camera against the floor
+//   hover help N          put the cursor over the N-th "(?)" marker drawn last frame
 //   screenshot FILE       PNG of this frame, UI included
 //   impact index N|end    the PLUS impact replay (show impact on): replay index 0..N
 //   impact step|back      one interval forward / back (pauses the simulation)

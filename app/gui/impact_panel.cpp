@@ -40,10 +40,10 @@ float SandboxApp::impactPanelHeight() const {
 
 void SandboxApp::drawImpactWindow() {
     float x0 = view.settingsPanel ? panelWidth_ : 0.f;
-    float bottom = copyCount() > 1 ? float(34 + 21 * copyCount()) : 0.f;
+    float bottom = tableHeight();
     float h = impactPanelHeight();
     ImGui::SetNextWindowPos(ImVec2(x0, float(fbHeight_) - bottom - h));
-    ImGui::SetNextWindowSize(ImVec2(float(fbWidth_) - x0, h));
+    ImGui::SetNextWindowSize(ImVec2(float(fbWidth_) - x0 - plotsWidth_, h));
     ImGui::SetNextWindowBgAlpha(0.95f);
     if (!ImGui::Begin("PLUS impact replay (I)", &view.impact,
                       ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse)) {

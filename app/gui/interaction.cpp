@@ -10,7 +10,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <ctime>
 
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
@@ -208,11 +207,8 @@ void SandboxApp::keyPressed(int key, int mods) {
     case GLFW_KEY_N: launch(true); break;
     case GLFW_KEY_P:
     case GLFW_KEY_F12: {
-        char name[64];
-        std::time_t now = std::time(nullptr);
-        std::strftime(name, sizeof name, "screenshot_%Y%m%d_%H%M%S.png", std::localtime(&now));
-        std::string error;
-        status = screenshot(name, &error) ? std::string("wrote ") + name : error;
+        std::string error, path = capturePath("screenshot", ".png", &error);
+        if (path.empty() || !screenshot(path, &error)) status = error;   // render() reports the file
         break;
     }
     case GLFW_KEY_M: toggleRecording(&message); status = message; break;

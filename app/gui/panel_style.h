@@ -1,6 +1,8 @@
 // Colours and small helpers shared by the ImGui windows (panels.cpp, panels_views.cpp).
 #pragma once
 
+#include <vector>
+
 #include <imgui.h>
 
 #include "engine/world.h"
@@ -22,16 +24,53 @@ inline const LegendEntry kLegend[] = {
     {{0.2f, 0.6f, 1.0f, 1}, "normal (length ~ impulse)"},
     {{0.1f, 0.9f, 0.3f, 1}, "friction cone: sticking"},
     {{1.0f, 0.3f, 0.2f, 1}, "friction cone: slipping"},
-    {{1.0f, 0.5f, 0.0f, 1}, "contact force"},
+    {{1.0f, 0.5f, 0.0f, 1}, "contact force"},   // the legend appends the scale
     {{1.0f, 1.0f, 1.0f, 1}, "drag spring"},
     {{1.0f, 0.3f, 1.0f, 1}, "joint"},
 };
+// peg_draw.cpp's constraint groups ([PEG] sections 3-5), shown when a copy runs PEG.
+inline const LegendEntry kPegLegend[] = {
+    {{0.55f, 0.65f, 0.8f, 1}, "PEG U: a single feature pair"},
+    {{0.1f, 0.9f, 0.95f, 1}, "PEG I: vertex over several faces"},
+    {{0.95f, 0.2f, 0.9f, 1}, "PEG X: edge-edge with its face gaps"},
+    {{1.0f, 0.15f, 0.15f, 1}, "PEG: SM trap (labelled)"},
+};
+// plus_model.cpp's impact phases, shown when a copy runs PLUS.
+inline const LegendEntry kPlusLegend[] = {
+    {{1.0f, 0.3f, 0.2f, 1}, "PLUS: compressing"},
+    {{0.2f, 0.8f, 1.0f, 1}, "PLUS: expanding"},
+    {{0.7f, 0.7f, 0.7f, 1}, "PLUS: observing"},
+};
 
-// A "(?)" after the last item with a tooltip.
+// The "(?)" markers drawn this frame and the last tooltip's rectangle (x, y, w, h): scripted
+// tests hover a marker and check that its tooltip stays on the screen.
+struct HelpMarkers {
+    std::vector<ImVec4> markers;
+    ImVec4 tooltip{0, 0, 0, 0};
+};
+inline HelpMarkers& helpMarkers() {
+    static HelpMarkers markers;
+    return markers;
+}
+
+// A tooltip wrapped at 32 characters' widths (about 420 px), so it stays on a 1280 px screen.
+inline void wrappedTooltip(const char* text) {
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32.f);
+    ImGui::TextUnformatted(text);
+    ImGui::PopTextWrapPos();
+    ImVec2 p = ImGui::GetWindowPos(), s = ImGui::GetWindowSize();
+    helpMarkers().tooltip = ImVec4(p.x, p.y, s.x, s.y);
+    ImGui::EndTooltip();
+}
+
+// A "(?)" after the last item with a wrapped tooltip.
 inline void helpMarker(const char* text) {
     ImGui::SameLine();
     ImGui::TextDisabled("(?)");
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
+    ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+    helpMarkers().markers.push_back(ImVec4(a.x, a.y, b.x - a.x, b.y - a.y));
+    if (ImGui::IsItemHovered()) wrappedTooltip(text);
 }
 
 }  // namespace cs

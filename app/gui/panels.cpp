@@ -1,5 +1,6 @@
 // The ImGui windows, part 1: the settings panel (left) and the selected body; see sandbox_app.h.
-// The comparison table, plots, help, legend and viewport labels are in panels_views.cpp.
+// The panel's Show section and its footer are in panels_show.cpp; the comparison table, plots,
+// help, legend and viewport labels in panels_views.cpp.
 #include <cmath>
 #include <cstdio>
 
@@ -32,8 +33,7 @@ bool contactModelCombo(const char* label, ContactModelType& model) {
                 model = t;
                 changed = true;
             }
-            if (!available && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-                ImGui::SetTooltip("%s", why.c_str());
+            if (!available && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) wrappedTooltip(why.c_str());
         }
         ImGui::EndCombo();
     }
@@ -43,6 +43,8 @@ bool contactModelCombo(const char* label, ContactModelType& model) {
 }  // namespace
 
 void SandboxApp::drawPanels() {
+    helpMarkers() = HelpMarkers{};
+    uiRects_.clear();
     if (view.settingsPanel) drawSettingsPanel();
     if (selectedBody >= 0 && view.settingsPanel) drawSelectionPanel();
     if (copyCount() > 1) drawComparisonTable();
@@ -52,17 +54,35 @@ void SandboxApp::drawPanels() {
     if (view.impact) drawImpactWindow();
 }
 
+// The left panel: the settings scroll (they fit at 1280x720 with the rarely used ones folded),
+// and a footer pinned under them holds the capture buttons, the capture path and the status
+// line, so those are never below the fold.
 void SandboxApp::drawSettingsPanel() {
     ImGui::SetNextWindowPos(ImVec2(0, 0));
     ImGui::SetNextWindowSize(ImVec2(panelWidth_, float(fbHeight_)));
     // An opaque panel: the GUI test looks for its exact colour.
     ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(0.10f, 0.105f, 0.115f, 1.f));
-    ImGui::Begin("Contact Sandbox", nullptr,
-                 ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse);
+    ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(4, 2));
+    ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(6, 3));
+    char title[128];
+    std::snprintf(title, sizeof title, "Contact Sandbox   %.0f fps   step %.2f ms###settings", fps, stepWallMs_);
+    ImGui::Begin(title, nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse);
     ImGui::PopStyleColor();
-    ImGui::PushItemWidth(-150);
-    ImGui::Text("%.0f fps   frame %.1f ms   step %.2f ms", fps, lastFrameMs_, stepWallMs_);
+    ImGui::BeginChild("settings", ImVec2(0, -footerHeight()));
+    ImGui::PushItemWidth(-140);
+    drawSettingsContent();
+    ImGui::PopItemWidth();
+    settingsContentHeight_ = ImGui::GetCursorPosY();
+    settingsAreaHeight_ = ImGui::GetWindowHeight();
+    ImGui::EndChild();
+    drawFooter();
+    ImVec2 p = ImGui::GetWindowPos(), sz = ImGui::GetWindowSize();
+    uiRects_["settings"] = UiRect{p.x, p.y, sz.x, sz.y};
+    ImGui::End();
+    ImGui::PopStyleVar(2);
+}
 
+void SandboxApp::drawSettingsContent() {
     // ---- scene ----
     if (ImGui::BeginCombo("scene", sceneInfo_.name.c_str())) {
         for (const std::string& name : sceneList_) {
@@ -81,10 +101,10 @@ void SandboxApp::drawSettingsPanel() {
         }
         ImGui::EndCombo();
     }
-    if (!sceneInfo_.description.empty()) ImGui::TextWrapped("%s", sceneInfo_.description.c_str());
+    if (!sceneInfo_.description.empty()) helpMarker(sceneInfo_.description.c_str());
 
     // ---- simulation controls ----
-    if (ImGui::Button(paused ? "Play  (space)" : "Pause (space)")) paused = !paused;
+    if (ImGui::Button(paused ? "Play (space)" : "Pause (space)")) paused = !paused;
     ImGui::SameLine();
     if (ImGui::Button("Step")) {
         paused = true;
@@ -96,9 +116,11 @@ void SandboxApp::drawSettingsPanel() {
         e.type = SessionEventType::Reset;
         applyEvent(e, true);
     }
-    ImGui::SliderFloat("speed", &speed, 1.f / 32.f, 8.f, "%.3gx", ImGuiSliderFlags_Logarithmic);
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(-1);
+    ImGui::SliderFloat("##speed", &speed, 1.f / 32.f, 8.f, "speed %.3gx", ImGuiSliderFlags_Logarithmic);
     if (!copies_.empty())
-        ImGui::Text("t = %.3f s   step %lld   bodies %d", double(copies_[0]->world.state().time), tick_,
+        ImGui::Text("t = %.3f s   step %lld   bodies %d", double(copies_[0]->world.state().time), stepsSinceReset(),
                     copies_[0]->world.model().bodyCount());
 
     // ---- solver, per copy ----
@@ -160,20 +182,23 @@ void SandboxApp::drawSettingsPanel() {
         float g[3] = {float(w.gravity.x), float(w.gravity.y), float(w.gravity.z)};
         changed |= ImGui::DragFloat3("gravity", g, 0.05f, -30.f, 30.f, "%.2f");
         float speculative = float(w.speculative);
-        changed |= ImGui::SliderFloat("speculative", &speculative, 0.f, 2.f, "%.2f");
-        helpMarker("Speculative contacts: the narrow phase widens each pair's margin, face regions and "
-                   "applicability by this times the pair's motion within the step (0: fixed). Needed at "
-                   "large steps; the GPU backend runs such worlds on the CPU.");
-        changed |= ImGui::SliderInt("projection passes", &w.projectionPasses, 0, 4);
-        helpMarker("Position projection after each step: overlaps the step left (a turning face moves "
-                   "its plane by a second-order term the linearized gap leaves out) are moved apart by "
-                   "the contact model's own constraints, without changing velocities (0: off). The GPU "
-                   "backend runs such worlds on the CPU.");
-        changed |= ImGui::SliderInt("redetect passes", &w.redetectPasses, 0, 3);
-        helpMarker("With speculative contacts (standard and PEG models): when the solve moves or turns a "
-                   "body farther than the narrow phase allowed for, detect again widened by the solved "
-                   "velocities and solve again, at most this many times (0: off). A body landing on one "
-                   "corner at a large step then gets the vertices its turn swings down.");
+        if (ImGui::TreeNode("contact passes")) {
+            changed |= ImGui::SliderFloat("speculative", &speculative, 0.f, 2.f, "%.2f");
+            helpMarker("Speculative contacts: the narrow phase widens each pair's margin, face regions and "
+                       "applicability by this times the pair's motion within the step (0: fixed). Needed at "
+                       "large steps; the GPU backend runs such worlds on the CPU.");
+            changed |= ImGui::SliderInt("projection passes", &w.projectionPasses, 0, 4);
+            helpMarker("Position projection after each step: overlaps the step left (a turning face moves "
+                       "its plane by a second-order term the linearized gap leaves out) are moved apart by "
+                       "the contact model's own constraints, without changing velocities (0: off). The GPU "
+                       "backend runs such worlds on the CPU.");
+            changed |= ImGui::SliderInt("redetect passes", &w.redetectPasses, 0, 3);
+            helpMarker("With speculative contacts (standard and PEG models): when the solve moves or turns a "
+                       "body farther than the narrow phase allowed for, detect again widened by the solved "
+                       "velocities and solve again, at most this many times (0: off). A body landing on one "
+                       "corner at a large step then gets the vertices its turn swings down.");
+            ImGui::TreePop();
+        }
         if (changed) {
             for (auto& c : copies_) {
                 WorldSettings& s = c->world.settings;
@@ -186,81 +211,21 @@ void SandboxApp::drawSettingsPanel() {
                 s.redetectPasses = w.redetectPasses;
             }
         }
-        DragSettings d = copies_[0]->world.dragSettings;
-        float f = float(d.frequencyHz), z = float(d.dampingRatio), fmax = float(d.maxForce);
-        bool dragChanged = ImGui::SliderFloat("drag frequency (Hz)", &f, 0.5f, 20.f, "%.1f");
-        dragChanged |= ImGui::SliderFloat("drag damping ratio", &z, 0.f, 2.f, "%.2f");
-        dragChanged |= ImGui::SliderFloat("drag force limit (N)", &fmax, 1.f, 1e5f, "%.0f", ImGuiSliderFlags_Logarithmic);
-        if (dragChanged)
-            for (auto& c : copies_) c->world.dragSettings = DragSettings{Real(f), Real(z), Real(fmax)};
-    }
-
-    // ---- what is drawn ----
-    if (ImGui::CollapsingHeader("Show", ImGuiTreeNodeFlags_DefaultOpen)) {
-        DebugDrawFlags& f = view.draw;
-        ImGui::Checkbox("contact points", &f.contactPoints);
-        ImGui::SameLine(170);
-        ImGui::Checkbox("normals", &f.contactNormals);
-        ImGui::Checkbox("friction cones", &f.frictionCones);
-        ImGui::SameLine(170);
-        ImGui::Checkbox("contact forces", &f.contactForces);
-        ImGui::Checkbox("penetration", &f.penetration);
-        ImGui::SameLine(170);
-        ImGui::Checkbox("AABBs", &f.aabbs);
-        ImGui::Checkbox("body frames", &f.bodyFrames);
-        ImGui::SameLine(170);
-        ImGui::Checkbox("joint frames", &f.jointFrames);
-        ImGui::Checkbox("drag spring", &f.dragSpring);
-        ImGui::SameLine(170);
-        ImGui::Checkbox("model layers", &f.constraintGroups);
-        ImGui::Checkbox("shadows", &view.shadows);
-        ImGui::SameLine(170);
-        ImGui::Checkbox("x-ray overlays", &view.xray);
-        ImGui::Checkbox("legend", &view.legend);
-        ImGui::SameLine(170);
-        if (ImGui::SmallButton("frame all (F)")) frameAll();
-        ImGui::Checkbox("plots (G)", &view.plots);
-        ImGui::SameLine(170);
-        ImGui::Checkbox("help (H)", &view.help);
-        ImGui::Checkbox("PLUS impact replay (I)", &view.impact);
-        helpMarker("The last impact the PLUS model resolved: round timeline ([PLUS] table 2), impulses and velocities "
-                   "per point, and a slow-motion replay interval by interval.");
-        ImGui::SliderFloat("force scale (m/N)", &f.forceScale, 1e-4f, 0.1f, "%.4f", ImGuiSliderFlags_Logarithmic);
-        ImGui::SliderFloat("normal length (m)", &f.normalLength, 0.02f, 0.5f, "%.2f");
-    }
-
-    // ---- recording and sessions ----
-    if (ImGui::CollapsingHeader("Record")) {
-        bool recording = video_.isOpen();
-        if (recording) ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.75f, 0.15f, 0.15f, 1.f));
-        if (ImGui::Button(recording ? "Stop recording (M)" : "Record MP4 (M)")) {
-            std::string message;
-            toggleRecording(&message);
-            status = message;
+        if (ImGui::TreeNode("mouse drag")) {
+            DragSettings d = copies_[0]->world.dragSettings;
+            float f = float(d.frequencyHz), z = float(d.dampingRatio), fmax = float(d.maxForce);
+            bool dragChanged = ImGui::SliderFloat("frequency (Hz)", &f, 0.5f, 20.f, "%.1f");
+            dragChanged |= ImGui::SliderFloat("damping ratio", &z, 0.f, 2.f, "%.2f");
+            dragChanged |= ImGui::SliderFloat("force limit (N)", &fmax, 1.f, 1e5f, "%.0f", ImGuiSliderFlags_Logarithmic);
+            helpMarker("The drag is a spring to the cursor whose stiffness scales with the effective mass at the "
+                       "grabbed point; the limit bounds the magnitude of its force (and so the torque of a "
+                       "shift-drag, limit x lever). A body heavier than limit / g cannot be lifted.");
+            if (dragChanged)
+                for (auto& c : copies_) c->world.dragSettings = DragSettings{Real(f), Real(z), Real(fmax)};
+            ImGui::TreePop();
         }
-        if (recording) {
-            ImGui::PopStyleColor();
-            ImGui::SameLine();
-            ImGui::Text("%d frames, %d dropped", video_.framesWritten(), video_.framesDropped());
-        }
-        if (ImGui::Button("Screenshot (P)")) {
-            std::string error;
-            screenshot("screenshot.png", &error);
-        }
-        ImGui::SameLine();
-        if (ImGui::Button("Save session")) {
-            std::string error, path = options_.sessionOut.empty() ? "session.json" : options_.sessionOut;
-            status = saveSession(path, &error) ? "session saved to " + path : error;
-        }
-        ImGui::Text("session: %zu events over %lld steps%s", session_.events.size(), tick_,
-                    replaying_ ? " (replaying)" : "");
     }
-    if (!status.empty()) {
-        ImGui::Separator();
-        ImGui::TextWrapped("%s", status.c_str());
-    }
-    ImGui::PopItemWidth();
-    ImGui::End();
+    drawShowSection();
 }
 
 void SandboxApp::drawSelectionPanel() {
@@ -269,7 +234,7 @@ void SandboxApp::drawSelectionPanel() {
     const Model& m = w.model();
     if (selectedBody >= m.bodyCount()) return;
     int b = selectedBody;
-    ImGui::SetNextWindowPos(ImVec2(float(fbWidth_) - 290.f, 10.f), ImGuiCond_Always);
+    ImGui::SetNextWindowPos(ImVec2(float(fbWidth_) - plotsWidth_ - 290.f, 10.f), ImGuiCond_Always);
     ImGui::SetNextWindowSize(ImVec2(280.f, 0.f));
     ImGui::SetNextWindowBgAlpha(0.85f);
     ImGui::Begin("Selected body", nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize);

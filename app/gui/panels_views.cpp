@@ -1,5 +1,6 @@
 // The ImGui windows, part 2: the comparison table, the plots, the help, the legend and the labels
 // on each viewport; see sandbox_app.h.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -11,11 +12,15 @@
 
 namespace cs {
 
+float SandboxApp::tableHeight() const { return copyCount() > 1 ? float(34 + 21 * copyCount()) : 0.f; }
+
 void SandboxApp::drawComparisonTable() {
+    // Under the viewports and the plots column, beside the settings panel.
     float x0 = view.settingsPanel ? panelWidth_ : 0.f;
-    float h = float(34 + 21 * copyCount());
+    float h = tableHeight();
     ImGui::SetNextWindowPos(ImVec2(x0, float(fbHeight_) - h));
     ImGui::SetNextWindowSize(ImVec2(float(fbWidth_) - x0, h));
+    uiRects_["table"] = UiRect{x0, float(fbHeight_) - h, float(fbWidth_) - x0, h};
     ImGui::SetNextWindowBgAlpha(0.92f);
     ImGui::Begin("Comparison", nullptr,
                  ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize |
@@ -64,13 +69,19 @@ void SandboxApp::drawComparisonTable() {
 }
 
 void SandboxApp::drawPlotsWindow() {
-    ImGui::SetNextWindowPos(ImVec2(float(fbWidth_) - 470.f, float(fbHeight_) * 0.30f), ImGuiCond_FirstUseEver);
-    ImGui::SetNextWindowSize(ImVec2(460.f, 0.f), ImGuiCond_FirstUseEver);
-    ImGui::SetNextWindowBgAlpha(0.9f);
-    if (!ImGui::Begin("Plots", &view.plots)) {
+    // A column on the right above the comparison table: the viewports are laid out beside it
+    // (layoutViewports), so it covers neither a copy nor the table.
+    const float height = float(fbHeight_) - tableHeight();
+    ImGui::SetNextWindowPos(ImVec2(float(fbWidth_) - plotsWidth_, 0.f));
+    ImGui::SetNextWindowSize(ImVec2(plotsWidth_, height));
+    ImGui::SetNextWindowBgAlpha(0.95f);
+    uiRects_["plots"] = UiRect{float(fbWidth_) - plotsWidth_, 0.f, plotsWidth_, height};
+    if (!ImGui::Begin("Plots (G)", &view.plots, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse)) {
         ImGui::End();
         return;
     }
+    // Plot heights follow the window's: at 720 px everything fits without scrolling.
+    const float k = std::clamp((height - 260.f) / 460.f, 0.45f, 1.6f);
     static int shown = 0;
     shown = std::min(shown, copyCount() - 1);
     if (copyCount() > 1) {
@@ -82,7 +93,7 @@ void SandboxApp::drawPlotsWindow() {
     // [NSN] figures 11 and 18: residual against iteration for the last solve, one line per
     // Newton iteration, log scale.
     const SolveStats& st = copies_[shown]->plottedSolve;
-    ImGui::Text("Solve of step %lld: linear residual per Newton iteration", copies_[shown]->plottedSolveStep);
+    ImGui::TextWrapped("Solve of step %lld: linear residual per Newton iteration", copies_[shown]->plottedSolveStep);
     helpMarker("The solve with the most Newton iterations over the last 120 steps (a converged warm start takes none). "
                "[NSN] figures 11 and 18: one line per Newton iteration, log scale.");
     std::vector<PlotSeries> series;
@@ -97,7 +108,7 @@ void SandboxApp::drawPlotsWindow() {
     PlotOptions o;
     o.logY = true;
     o.xLabel = "linear iteration";
-    o.height = 150;
+    o.height = 150 * k;
     plotWidget("linear", series, o);
     ImGui::Text("NCP residual ||h|| per Newton iteration");
     PlotSeries newton;
@@ -105,11 +116,11 @@ void SandboxApp::drawPlotsWindow() {
     for (Real r : st.newtonResidual) newton.values.push_back(float(r));
     newton.color = IM_COL32(255, 210, 80, 255);
     o.xLabel = "Newton iteration";
-    o.height = 90;
+    o.height = 90 * k;
     plotWidget("newton", {newton}, o);
 
     // Time series over the last kHistory steps, one line per copy.
-    auto timeSeries = [&](const char* id, const char* title, std::vector<float> SimCopy::*member, const char* fmt) {
+    auto timeSeries = [&](const char* id, const char* title, std::vector<float> SimCopy::*member) {
         ImGui::Text("%s", title);
         std::vector<PlotSeries> ss;
         for (int i = 0; i < copyCount(); ++i) {
@@ -120,15 +131,14 @@ void SandboxApp::drawPlotsWindow() {
             ss.push_back(std::move(s));
         }
         PlotOptions to;
-        to.height = 70;
+        to.height = 70 * k;
         to.xLabel = "steps";
-        to.yFormat = fmt;
         to.legend = copyCount() > 1;
         plotWidget(id, ss, to);
     };
-    timeSeries("steptime", "step time (ms)", &SimCopy::historyStepMs, "%.2f");
-    timeSeries("penetration", "max penetration (mm)", &SimCopy::historyPenetration, "%.3f");
-    timeSeries("energy", "kinetic energy (J)", &SimCopy::historyEnergy, "%.3g");
+    timeSeries("steptime", "step time (ms)", &SimCopy::historyStepMs);
+    timeSeries("penetration", "max penetration (mm)", &SimCopy::historyPenetration);
+    timeSeries("energy", "kinetic energy (J)", &SimCopy::historyEnergy);
     ImGui::End();
 }
 
@@ -175,8 +185,43 @@ void SandboxApp::drawHelpWindow() {
 }
 
 void SandboxApp::drawLegend() {
+    // The entries of the layers shown (kLegend's order), then the contact models' own layers
+    // for the models the copies run.
+    std::vector<std::pair<const LegendEntry*, std::string>> entries;
+    const DebugDrawFlags& f = view.draw;
+    bool joints = !copies_.empty() && !copies_[0]->world.model().joints.empty();
+    const bool shown[] = {f.contactPoints, f.contactPoints && f.penetration, f.contactNormals, f.frictionCones,
+                          f.frictionCones, f.contactForces, f.dragSpring && dragging(), f.jointFrames && joints};
+    static_assert(sizeof shown / sizeof shown[0] == sizeof kLegend / sizeof kLegend[0]);
+    for (size_t i = 0; i < sizeof kLegend / sizeof kLegend[0]; ++i) {
+        if (!shown[i]) continue;
+        std::string text = kLegend[i].text;
+        if (&kLegend[i] == &kLegend[5]) {
+            // The force scale: the length of one mean body weight (view_scale.h).
+            char scale[96];
+            float weight = overlayScale_.typicalWeight;
+            if (weight > 0)
+                std::snprintf(scale, sizeof scale, weight >= 100 ? ": %.2g m = %.0f N" : ": %.2g m = %.3g N",
+                              double(f.forceScale * weight), double(weight));
+            else std::snprintf(scale, sizeof scale, ": 1 m = %.3g N", double(1.f / f.forceScale));
+            text += scale;
+        }
+        entries.push_back({&kLegend[i], text});
+    }
+    bool peg = false, plus = false;
+    for (auto& c : copies_) {
+        peg |= c->world.settings.solver.contactModel == ContactModelType::PEG;
+        plus |= c->world.settings.solver.contactModel == ContactModelType::PLUS;
+    }
+    if (f.constraintGroups && peg)
+        for (const LegendEntry& e : kPegLegend) entries.push_back({&e, e.text});
+    if (f.constraintGroups && plus)
+        for (const LegendEntry& e : kPlusLegend) entries.push_back({&e, e.text});
+    legendShown_.clear();
+    if (entries.empty()) return;
+
     // Bottom left of the views, clear of the plots and the selection (right).
-    float bottom = (copyCount() > 1 ? float(34 + 21 * copyCount()) : 0.f) + impactPanelHeight();
+    float bottom = tableHeight() + impactPanelHeight();
     float left = view.settingsPanel ? panelWidth_ : 0.f;
     ImGui::SetNextWindowPos(ImVec2(left + 10.f, float(fbHeight_) - bottom - 10.f), ImGuiCond_Always, ImVec2(0.f, 1.f));
     ImGui::SetNextWindowBgAlpha(0.6f);
@@ -184,13 +229,16 @@ void SandboxApp::drawLegend() {
                  ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove |
                      ImGuiWindowFlags_NoInputs | ImGuiWindowFlags_NoFocusOnAppearing);
     ImDrawList* dl = ImGui::GetWindowDrawList();
-    for (const LegendEntry& e : kLegend) {
+    for (auto& [e, text] : entries) {
         ImVec2 p = ImGui::GetCursorScreenPos();
-        dl->AddRectFilled(ImVec2(p.x, p.y + 3), ImVec2(p.x + 14, p.y + 13), ImGui::ColorConvertFloat4ToU32(e.color));
+        dl->AddRectFilled(ImVec2(p.x, p.y + 3), ImVec2(p.x + 14, p.y + 13), ImGui::ColorConvertFloat4ToU32(e->color));
         ImGui::Dummy(ImVec2(18, 14));
         ImGui::SameLine();
-        ImGui::TextUnformatted(e.text);
+        ImGui::TextUnformatted(text.c_str());
+        legendShown_.push_back(text);
     }
+    ImVec2 p = ImGui::GetWindowPos(), sz = ImGui::GetWindowSize();
+    uiRects_["legend"] = UiRect{p.x, p.y, sz.x, sz.y};
     ImGui::End();
 }
 
@@ -202,9 +250,12 @@ void SandboxApp::drawHud() {
         float x = float(vp.x) + 10.f, y = float(fbHeight_ - vp.y - vp.height) + 8.f;
         char line[256];
         const World& w = copies_[i]->world;
-        if (copyCount() > 1 || !view.settingsPanel)
+        if (!view.settingsPanel)   // a recording: the scene's name too
             std::snprintf(line, sizeof line, "%s   %s   t = %.2f s", sceneInfo_.name.c_str(), copies_[i]->label.c_str(),
                           double(w.state().time));
+        else if (copyCount() > 1)
+            std::snprintf(line, sizeof line, "%s   t = %.2f s%s", copies_[i]->label.c_str(), double(w.state().time),
+                          paused ? "   PAUSED" : "");
         else
             std::snprintf(line, sizeof line, "t = %.2f s%s", double(w.state().time), paused ? "   PAUSED" : "");
         dl->AddText(ImVec2(x + 1, y + 1), IM_COL32(0, 0, 0, 200), line);

@@ -7,11 +7,13 @@
 // which also appends it to the session log, so a session can be replayed exactly (session.h).
 //
 // The methods are split by concern: sim_copies.cpp (scene, copies, stepping, statistics),
-// interaction.cpp (mouse, keys, picking, drag, launch), panels.cpp (ImGui windows),
+// interaction.cpp (mouse, keys, picking, drag, launch), panels*.cpp (ImGui windows), ui_report.cpp
+// (layout reports for scripted tests),
 // app_frame.cpp (rendering a frame, screenshots, recording), impact_panel.cpp (the PLUS impact
 // replay window and its 3D overlay).
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,6 +23,7 @@
 #include "app/gui/gui_options.h"
 #include "app/gui/impact_replay.h"
 #include "app/gui/session.h"
+#include "app/gui/view_scale.h"
 #include "engine/scene/scene_loader.h"
 #include "engine/world.h"
 #include "render/camera.h"
@@ -65,6 +68,11 @@ struct ViewSettings {
     bool impact = false;               // the PLUS impact replay window (impact_panel.cpp)
 };
 
+// A window's rectangle in pixels from the window's top-left (for scripted layout checks).
+struct UiRect {
+    float x = 0, y = 0, w = 0, h = 0;
+};
+
 class SandboxApp {
 public:
     explicit SandboxApp(const GuiOptions& options) : options_(options) {}
@@ -82,6 +90,7 @@ public:
     SimCopy& copy(int i) { return *copies_[i]; }
     const SceneInfo& sceneInfo() const { return sceneInfo_; }
     long long tick() const { return tick_; }
+    long long stepsSinceReset() const { return tick_ - resetTick_; }
 
     // ---- session (every world-changing action) ----
     void applyEvent(const SessionEvent& e, bool log);
@@ -101,6 +110,12 @@ public:
     // Scripts: a hash of every body's pose, and the grabbed point, the target and the drag force
     // of copy 1.
     void printDragReport(int frame) const;
+    // Scripts: "ui-report" lines: the rectangles of the windows drawn last frame, whether the
+    // settings panel's content fits, the legend's entries, the step counter, the camera's eye
+    // height against the floor, the capture directory and the status line.
+    void printUiReport(int frame) const;
+    // Scripts: the centre of the n-th "(?)" marker drawn last frame; false if there is none.
+    bool helpMarkerCentre(int n, glm::vec2& pixel) const;
 
     // ---- a frame (app_frame.cpp) ----
     // Advances the simulation by wallDt seconds of real time (scaled by the speed), or by one
@@ -112,6 +127,9 @@ public:
     // Schedules a PNG of the next rendered frame (UI included).
     bool screenshot(const std::string& path, std::string* error);
     bool toggleRecording(std::string* message);
+    // Screenshots (P) and recordings (M) go to this directory (--capture-dir; default
+    // ~/Videos/contact-sandbox), made on first use; the path of each is shown in the footer.
+    std::string capturePath(const char* prefix, const char* extension, std::string* error) const;
     void readbackFrame(std::vector<uint8_t>& rgb);
     void layoutViewports();
 
@@ -139,6 +157,11 @@ private:
     void updateDragTarget();
     void clampSettings(WorldSettings& s) const;
     void drawSettingsPanel();
+    void drawSettingsContent();
+    void drawShowSection();
+    void drawFooter();
+    float footerHeight() const;
+    float tableHeight() const;         // pixels of the comparison table under the viewports
     void drawSelectionPanel();
     void drawComparisonTable();
     void drawPlotsWindow();
@@ -188,6 +211,15 @@ private:
     std::vector<Viewport> viewports_;
     int fbWidth_ = 1, fbHeight_ = 1;
     float panelWidth_ = 340;
+    float plotsWidth_ = 0;             // the plots window's column on the right (0: closed)
+    std::map<std::string, UiRect> uiRects_;   // windows drawn last frame (printUiReport)
+    float settingsContentHeight_ = 0, settingsAreaHeight_ = 0;
+    std::vector<std::string> legendShown_;
+
+    // Overlay sizes from the scene (view_scale.h), the floor, the last reset, captures.
+    OverlayScale overlayScale_;
+    long long resetTick_ = 0;          // tick_ at the last reset: the panel counts steps from it
+    std::string captureDir_;
 
     // Mouse.
     MouseMode mouseMode_ = MouseMode::None;

@@ -77,6 +77,11 @@ bool SandboxApp::loadScene(const std::string& nameOrPath, std::string* error) {
     camera.pitch = std::asin(std::clamp(d.z / camera.distance, -1.f, 1.f));
     camera.fovY = glm::radians(float(info.cameraFovDeg));
     camera.followBody = -1;
+    camera.floorZ = floorHeight(sceneModel_);
+    // Overlay sizes from the scene: forces by the mean body weight, cones by the part size.
+    overlayScale_ = overlayScale(sceneModel_, settings.gravity);
+    view.draw.forceScale = overlayScale_.forceScale;
+    view.draw.normalLength = overlayScale_.normalLength;
     return true;
 }
 
@@ -113,6 +118,7 @@ void SandboxApp::setCopies(const std::vector<CopySpec>& specs) {
         session_.settings.push_back(c->world.settings);
     }
     tick_ = 0;
+    resetTick_ = 0;
     accumulator_ = 0;
     impact.clear();
     updateStatistics();
@@ -129,6 +135,7 @@ void SandboxApp::resetCopies() {
     }
     sceneRenderer_.resetModel();
     impact.clear();
+    resetTick_ = tick_;   // the panel's step counter restarts with t (the session log keeps tick_)
     if (selectedBody >= sceneModel_.bodyCount()) selectedBody = -1;
     if (dragging()) mouseMode_ = MouseMode::None;
     updateStatistics();

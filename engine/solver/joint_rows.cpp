@@ -122,18 +122,50 @@ void buildDragRows(const Model& model, const State& state, const std::vector<Mat
     const int b = drag.body;
     Vec3 r = rotate(state.rot[b], drag.localPoint);
     Vec3 d = state.pos[b] + r - drag.target;
+    Vec3 v = state.linVel[b] + cross(state.angVel[b], r);   // the grabbed point's velocity
     Real omega = Real(2 * M_PI) * settings.frequencyHz;
     const Vec3 axes[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
-    for (const Vec3& e : axes) {
-        Vec3 re = cross(r, e);
-        Real invEff = model.invMass[b] + dot(re, invInertiaWorld[b] * re);
-        Real mEff = Real(1) / invEff;
-        Real k = mEff * omega * omega, c = 2 * settings.dampingRatio * mEff * omega;
-        // Implicit spring-damper: f = -k (C0 + h v) - c v  =>  bias = k C0/(k h + c),
-        // gamma = 1/(h (k h + c)) (constraint_rows.h).
-        int row = rows.add(RowKind::Bilateral, b, -1, Spatial{e, re}, Spatial{{0, 0, 0}, {0, 0, 0}},
-                           k * dot(e, d) / (k * h + c), Real(1) / (h * (k * h + c)), -1);
-        rows.maxImpulse[row] = settings.maxForce * h;
+    // Per world axis e_k: effective mass m_k, stiffness k_k = m_k w^2, damping c_k = 2 zeta m_k w,
+    // and the force the implicit spring-damper would exert if the point kept its velocity:
+    //   f_k = -(k_k d_k + (k_k h + c_k) v_k).
+    Real invEff[3], k[3], c[3];
+    Vec3 f{0, 0, 0};
+    for (int a = 0; a < 3; ++a) {
+        Vec3 re = cross(r, axes[a]);
+        invEff[a] = model.invMass[b] + dot(re, invInertiaWorld[b] * re);
+        k[a] = omega * omega / invEff[a];
+        c[a] = 2 * settings.dampingRatio * omega / invEff[a];
+        f[a] = -(k[a] * d[a] + (k[a] * h + c[a]) * v[a]);
+    }
+    // The limit F bounds |f|, not each axis (a per-axis clamp let sqrt(3) F through, issue 22).
+    // Below it, the spring rows, each clamped to b_k with sum b_k^2 = F^2, so the box of the
+    // clamps lies inside the ball |f| <= F: b_k^2 = f_k^2 + (F^2 - |f|^2) / 3 (the estimate
+    // plus an equal share of the slack). Above it the spring is saturated: a constant force
+    // F f / |f| (limit surface of a force-limited spring), written as rows with a fixed impulse
+    // target lambda_k = h F f_k / |f|: h_i = J u + bias + gamma lambda with bias = -gamma lambda_k
+    // gives lambda = lambda_k - J u / gamma, and gamma = 1e5 / m_k leaves a damping of
+    // m_k / (1e5 h) (a time constant of 1e5 h, 830 s at 120 Hz). Its clamp |lambda_k| keeps
+    // |f| <= F exactly. Rows that ask for no more than their clamp keep the Newton
+    // iteration consistent (a clamp that binds is not in its linearization).
+    const Real limit = settings.maxForce, norm = length(f);
+    const bool saturated = norm > limit;
+    for (int a = 0; a < 3; ++a) {
+        Vec3 re = cross(r, axes[a]);
+        Real bias, gamma, bound;
+        if (saturated) {
+            Real target = h * limit * f[a] / norm;
+            gamma = Real(1e5) * invEff[a];
+            bias = -gamma * target;
+            bound = std::fabs(target);
+        } else {
+            // Implicit spring-damper: f = -k (C0 + h v) - c v  =>  bias = k C0/(k h + c),
+            // gamma = 1/(h (k h + c)) (constraint_rows.h).
+            bias = k[a] * d[a] / (k[a] * h + c[a]);
+            gamma = Real(1) / (h * (k[a] * h + c[a]));
+            bound = h * std::sqrt(f[a] * f[a] + (limit * limit - norm * norm) / 3);
+        }
+        int row = rows.add(RowKind::Bilateral, b, -1, Spatial{axes[a], re}, Spatial{{0, 0, 0}, {0, 0, 0}}, bias, gamma, -1);
+        rows.maxImpulse[row] = bound;
     }
 }
 

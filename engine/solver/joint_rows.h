@@ -12,7 +12,8 @@ void buildJointRows(const Model& model, const State& state, Real h, ConstraintRo
 
 // Appends three rows pulling drag.localPoint on drag.body to drag.target. Stiffness k = m_eff w^2
 // per row, with m_eff the effective mass at the point along the row's axis (MuJoCo simulate's
-// rule, so light and heavy bodies follow alike), damping c = 2 zeta m_eff w, force limit.
+// rule, so light and heavy bodies follow alike), damping c = 2 zeta m_eff w, and the force
+// limit on the magnitude |f| <= settings.maxForce (a constant force of that size when saturated).
 void buildDragRows(const Model& model, const State& state, const std::vector<Mat3>& invInertiaWorld, Real h,
                    const DragState& drag, const DragSettings& settings, ConstraintRows& rows);
 
