@@ -120,6 +120,35 @@ CS_HD Spatial gatherBodyImpulse(const RowSystemView& s, const uint64_t* keys, in
     return w;
 }
 
+// The same sum in the CPU backend's order (linear_solvers.cpp scatterRun): the rows of one run
+// (consecutive rows on the same two bodies, runHead[i] = 1 where one starts) are summed first and
+// each run's sum is then added to w_b, so the host executor reproduces the CPU's bits.
+CS_HD Spatial gatherBodyImpulseRuns(const RowSystemView& s, const uint64_t* keys, int begin, int end, int body,
+                                    const Real* x, const int* runHead) {
+    const Spatial zero{{0, 0, 0}, {0, 0, 0}};
+    Spatial w = zero, run = zero;
+    int last = -2;
+    for (int k = begin; k < end; ++k) {
+        const int row = int(uint32_t(keys[k]));
+        if (k > begin && (row != last + 1 || runHead[row])) {
+            w = w + run;
+            run = zero;
+        }
+        run = run + x[row] * (s.bodyA[row] == body ? s.invMassJacobianA[row] : s.invMassJacobianB[row]);
+        last = row;
+    }
+    return begin < end ? w + run : zero;
+}
+
+// (A x)_i = C_i x_i + J_{i,A} . w_A + J_{i,B} . w_B, added in the CPU gather's order
+// (linear_solvers.cpp gatherSpan), w = H^-1 J^T x.
+CS_HD Real systemRowProduct(const RowSystemView& s, int i, const Spatial* w, const Real* x) {
+    Real ax = s.compliance[i] * x[i];
+    if (s.bodyA[i] >= 0) ax += dot(s.jacobianA[i], w[s.bodyA[i]]);
+    if (s.bodyB[i] >= 0) ax += dot(s.jacobianB[i], w[s.bodyB[i]]);
+    return ax;
+}
+
 // ---- colouring for Gauss-Seidel on the device ------------------------------------------------
 //
 // Jones-Plassmann rounds with hashed priorities. In round k a pending row (round[i] < 0) whose

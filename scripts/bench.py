@@ -110,6 +110,19 @@ def main():
         print(f"| {dt} | {med('overlap_final_m3'):.3e} | {med('overlap_max_m3'):.3e} | {med('max_penetration_m'):.3e} | "
               f"{sum(s['failed_steps'] for s in sel)} |")
 
+    # ---- 3. the GPU rows: CPU, the device pipeline on the host, and CUDA in the same run -------
+    # ms per step by stage (sandbox bench-gpu prints the table); double or float is the build's
+    # (configure with -DCS_REAL_FLOAT=ON for the float rows). Targets of issue 17: 100 bodies at
+    # 0.3 ms, the 5,050-box pyramid at 1 ms, the 20,000-box pile at 4 ms with 4 Newton x 20 linear.
+    sizes = "100,1000" if quick else "100,5050,20000"
+    for deterministic in (False, True):
+        path = os.path.join(outdir, "gpu%s.csv" % ("_deterministic" if deterministic else ""))
+        args = [exe, "bench-gpu", "--bodies", sizes, "--newton", "4", "--iters", "20", "--cpu-max", "5050",
+                "--csv", path] + (["--deterministic"] if deterministic else [])
+        out = subprocess.run(args, capture_output=True, text=True, timeout=3600)
+        print(f"\n## GPU rows ({'deterministic' if deterministic else 'fast'} mode) -> {path}\n")
+        print(out.stdout.strip() or out.stderr.strip())
+
 
 if __name__ == "__main__":
     main()

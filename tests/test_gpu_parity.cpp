@@ -6,8 +6,9 @@
 // world arrays, count-scan-write sweep, per-pair sinks, keep-scan rows, sorted per-body scatter,
 // colouring rounds) and require bit-identical results to the CPU backend's own pipeline on
 // every library scene. They need no GPU and run in every build.
-// The last cases step every library scene on both backends; without a GPU they print a SKIP
-// message and pass.
+// The last cases step every library scene on both backends (GpuWorld runs the step pipeline of
+// engine/exec/ on the CUDA executor; the same pipeline on the host executor is checked against the
+// CPU bit for bit in tests/test_exec_parity.cpp); without a GPU they print a SKIP message and pass.
 #include <doctest/doctest.h>
 
 #include <algorithm>

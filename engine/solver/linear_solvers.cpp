@@ -15,6 +15,8 @@
 // the caller's: it is cleared and appended to, which allocates only beyond its capacity).
 #include "engine/solver/linear_solvers.h"
 
+#include "engine/solver/krylov_steps_hd.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -208,7 +210,7 @@ struct Monitor {
     LinearSolveResult result;
 
     Monitor(const LinearSolverSettings& settings, Real bNorm, std::vector<Real>* h) : history(h) {
-        target = settings.tolerance > Real(0) ? settings.tolerance * bNorm : Real(-1);
+        target = linearTarget(settings.tolerance, bNorm);
         if (history) history->clear();
     }
     void start(Real r) {
@@ -222,9 +224,7 @@ struct Monitor {
     }
     // An exactly zero residual ends every solver, even with tolerance 0; so does a non-finite
     // one (a diverging Jacobi with too large an omega): x is then returned as it is.
-    bool done() const {
-        return result.residual <= target || result.residual == Real(0) || !std::isfinite(result.residual);
-    }
+    bool done() const { return linearDone(result.residual, target); }
 };
 
 // Damped Jacobi: x += omega D^-1 (b - A x). Converges iff omega < 2 / lambda_max(D^-1 A).
@@ -311,8 +311,7 @@ void solveGaussSeidel(const RowSystemView& s, const Real* b, Real* x,
 // and the residual grows without bound (seen on redundant box contacts: 1e-15 relative, then 1e3
 // within 100 iterations). So PCG keeps the best iterate in scratch.q, stops once the residual
 // exceeds kPcgGrowth times the best one, and returns the best iterate (result.residual is its
-// residual; the history keeps every iterate's).
-constexpr Real kPcgGrowth = Real(1e3);
+// residual; the history keeps every iterate's). The scalar steps are krylov_steps_hd.h's.
 
 void solvePCG(const RowSystemView& s, const Real* b, Real* x, const LinearSolverSettings& st,
               LinearSolverScratch& sc, Monitor& m) {
@@ -339,8 +338,8 @@ void solvePCG(const RowSystemView& s, const Real* b, Real* x, const LinearSolver
         Real pap = gatherAll(s, w, p, nullptr, ap, p);
         // p^T A p = 0 with r != 0 cannot happen for a consistent PSD system in exact arithmetic;
         // numerically it means r is at rounding level: stop (also on NaN).
-        if (!(pap > Real(0)) || !(rz[0] > Real(0))) break;
-        const Real alpha = rz[0] / pap;
+        Real alpha;
+        if (!pcgStepLength(pap, rz[0], alpha)) break;
         Real sums[2];  // r.r, r.z
         blockedSums(n, sums, [&](int begin, int end, Real* acc) {
             Real rr = 0, rz = 0;
@@ -357,12 +356,11 @@ void solvePCG(const RowSystemView& s, const Real* b, Real* x, const LinearSolver
             acc[1] = rz;
         });
         m.step(std::sqrt(sums[0]));
-        if (m.result.residual < bestResidual) {
-            bestResidual = m.result.residual;
+        const int better = pcgTrackBest(m.result.residual, bestResidual);
+        if (better < 0) break;
+        if (better > 0) {
 #pragma omp parallel for if (n > kParallelRows)
             for (int i = 0; i < n; ++i) best[i] = x[i];
-        } else if (!(m.result.residual <= kPcgGrowth * bestResidual)) {
-            break;
         }
         const Real beta = sums[1] / rz[0];
         rz[0] = sums[1];
@@ -435,15 +433,11 @@ void solvePCR(const RowSystemView& s, const Real* b, Real* x, const LinearSolver
             acc[0] = qap;
             acc[1] = qr;
         });
-        const Real qap = dots[0], qr = dots[1];
-        if (!(qap > Real(0)) || !std::isfinite(qr)) break;
         // The step lowers ||r||_{M^-1}^2 by qr^2 / qap. Once that is below rounding of the norm
         // itself (p lies numerically in the null space, or r is at machine level) nothing more
         // can be gained: stop instead of iterating on noise.
-        const Real decrease = qr * qr / qap;
-        if (!(decrease > std::numeric_limits<Real>::epsilon() * normSq[0])) break;
-        normSq[0] -= decrease;
-        const Real alpha = qr / qap;
+        Real alpha;
+        if (!pcrStepLength(dots[0], dots[1], normSq[0], alpha)) break;
         Real rr[1];
         blockedSums(n, rr, [&](int begin, int end, Real* acc) {
             Real sum = 0;
@@ -460,7 +454,7 @@ void solvePCR(const RowSystemView& s, const Real* b, Real* x, const LinearSolver
         if (m.done() || it + 1 == st.maxIterations) break;  // skip the unused A z
         scatterAll(s, z, w);
         Real rhoNext = gatherAll(s, w, z, nullptr, az, z);
-        beta = (rho > Real(0) && rhoNext > Real(0)) ? rhoNext / rho : Real(0);
+        beta = pcrBeta(rho, rhoNext);
         rho = rhoNext;
     }
 }

@@ -1,0 +1,133 @@
+// HostExecutor: the executor verbs of executor.h as plain loops on the CPU.
+//
+// It runs the device pipeline in every build and every test (no nvcc, no GPU), so the pipeline's
+// control flow (counts, capacities, growth and re-runs, compaction, the solver's loops and gates)
+// is checked where developers and CI can run it. Two choices make it a good checker:
+//  - sums are added in the CPU backend's orders (SumOrder), so the pipeline on the host gives the
+//    CPU backend's bits wherever it computes the same thing (tests/test_exec_parity.cpp);
+//  - new buffer storage is filled with 0xFF bytes (NaN for reals, -1 for ints), so a read of an
+//    element no stage wrote shows up as a NaN or an out-of-range index instead of passing
+//    silently as a zero (what compute-sanitizer's initcheck finds on the device).
+// forEach runs its loop with OpenMP above kHostParallel elements; every functor of the pipeline
+// writes only its own element (or sets flags and maxima with the atomics of executor.h), so the
+// results do not depend on the thread count.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <numeric>
+#include <vector>
+
+#include "engine/exec/executor.h"
+
+namespace cs {
+
+template <class T>
+class HostBuffer {
+public:
+    T* data() { return v_.data(); }
+    const T* data() const { return v_.data(); }
+    size_t capacity() const { return v_.size(); }
+    // At least n elements; existing ones are kept, new ones poisoned.
+    void reserve(size_t n) {
+        if (n <= v_.size()) return;
+        const size_t old = v_.size();
+        v_.resize(n);
+        std::memset(static_cast<void*>(v_.data() + old), 0xFF, (n - old) * sizeof(T));
+    }
+
+private:
+    std::vector<T> v_;
+};
+
+class HostExecutor {
+public:
+    template <class T>
+    using Buffer = HostBuffer<T>;
+    static constexpr bool kHasAtomicScatter = false;   // the scatter is always the sorted, deterministic one
+    static constexpr int kHostParallel = 4096;
+
+    template <class F>
+    void forEach(int n, const int* count, const int* gate, const F& f) {
+        if (gate && !*gate) return;
+        const int m = count ? std::min(n, *count) : n;
+#pragma omp parallel for if (m > kHostParallel)
+        for (int i = 0; i < m; ++i) f(i);
+    }
+    template <class F>
+    void serial(const int* gate, const F& f) {
+        if (!gate || *gate) f();
+    }
+    template <class T, class Term>
+    void sum(const int* count, const int* gate, SumOrder order, T* out, const Term& term) {
+        if (gate && !*gate) return;
+        const int n = *count;
+        T total{};
+        for (int k = 0; k < order.blocks; ++k) {
+            const int begin = int((long long)n * k / order.blocks), end = int((long long)n * (k + 1) / order.blocks);
+            T block{}, run{};
+            for (int i = begin; i < end; ++i) {
+                if (order.segmentHead && i != begin && order.segmentHead[i]) {
+                    block = block + run;
+                    run = T{};
+                }
+                run = run + term(i);
+            }
+            total = total + (block + run);
+        }
+        *out = total;
+    }
+    template <class Term>
+    void max(const int* count, const int* gate, Real* out, const Term& term) {
+        if (gate && !*gate) return;
+        Real m = 0;
+        for (int i = 0, n = *count; i < n; ++i) m = std::fmax(m, term(i));
+        *out = m;
+    }
+    void exclusiveScan(const int* in, int* out, int n) {
+        int s = 0;
+        for (int i = 0; i < n; ++i) {
+            const int v = in[i];
+            out[i] = s;
+            s += v;
+        }
+    }
+    template <class K, class V>
+    void sortPairs(const K* keysIn, const V* valuesIn, K* keysOut, V* valuesOut, int n) {
+        order_.resize(n);
+        std::iota(order_.begin(), order_.end(), 0);
+        std::stable_sort(order_.begin(), order_.end(), [&](int a, int b) { return keysIn[a] < keysIn[b]; });
+        for (int i = 0; i < n; ++i) {
+            keysOut[i] = keysIn[order_[i]];
+            valuesOut[i] = valuesIn[order_[i]];
+        }
+    }
+    void sortKeys(const uint64_t* in, uint64_t* out, int n) {
+        std::copy(in, in + n, out);
+        std::sort(out, out + n);
+    }
+    template <class T>
+    void copy(T* to, const T* from, size_t n) { std::copy(from, from + n, to); }
+    template <class T>
+    void upload(T* to, const T* host, size_t n) { std::copy(host, host + n, to); }
+    template <class T>
+    void download(T* host, const T* from, size_t n) { std::copy(from, from + n, host); }
+    void sync() {}
+
+    void stamp(int k) {
+        if ((int)stamps_.size() <= k) stamps_.resize(k + 1);
+        stamps_[k] = std::chrono::steady_clock::now();
+    }
+    double seconds(int a, int b) const { return std::chrono::duration<double>(stamps_[b] - stamps_[a]).count(); }
+
+    template <class Signature, class Fn>
+    void record(const Signature&, const Fn& fn) { fn(); }
+    bool stopped(const int* flag) const { return *flag == 0; }
+
+private:
+    std::vector<int> order_;
+    std::vector<std::chrono::steady_clock::time_point> stamps_;
+};
+
+}  // namespace cs

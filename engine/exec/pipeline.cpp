@@ -1,0 +1,26 @@
+// What the step pipeline covers, and its host instantiation (compiled into cs_engine, so every
+// build and every test has the device pipeline on the CPU).
+#include "engine/exec/host_executor.h"
+#include "engine/exec/pipeline_world.h"
+
+namespace cs {
+
+bool pipelineSupports(const World& world, std::string* why) {
+    const char* reason = nullptr;
+    if (world.settings.solver.contactModel != ContactModelType::Standard)
+        reason = "the device pipeline implements the standard contact model only";
+    else if (!world.model().joints.empty())
+        reason = "the device pipeline has no joint rows yet";
+    else if (world.drag().body >= 0)
+        reason = "the device pipeline has no mouse-drag row yet";
+    else if (world.settings.speculative > 0)
+        reason = "the device pipeline has no speculative widening yet (settings.speculative)";
+    else if (world.settings.projectionPasses > 0)
+        reason = "the device pipeline has no position projection yet (settings.projectionPasses)";
+    if (reason && why) *why = reason;
+    return reason == nullptr;
+}
+
+template class PipelineWorld<HostExecutor>;
+
+}  // namespace cs

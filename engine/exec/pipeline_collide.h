@@ -1,0 +1,180 @@
+// The pipeline from the state to the constraint rows: World::substep up to the solve, for the
+// standard contact model, over the executor verbs (executor.h).
+//
+//   prepare     per body: activity, inverse mass and inertia, u~ (gpu/step_hd.h prepareBody)
+//   broad       shapes into the world (flat_model.h shapeToWorld); the sweep axis of largest
+//               variance; shapes sorted by the low end of their box; one sorted shape per thread
+//               counts its pairs, a scan gives offsets, the same thread writes them; pairs sorted
+//               by (shapeA, shapeB): the CPU's findPairs, as a set and in the same order
+//   narrow      one pair per thread into its slots (collideShapePair), a scan of the counts
+//               compacts them in pair order, i.e. in ContactKey order as on the CPU
+//   rows        the standard model's duplicate merge (a keep flag per contact, a scan) and three
+//               rows per kept contact, warm impulses found in last substep's sorted cache
+// Counts past a buffer set counters.overflow and the size needed; a count that overflowed is
+// set to 0 so that no later stage reads past what was written (the step is run again anyway).
+#pragma once
+
+#include "engine/exec/pipeline_data.h"
+
+namespace cs {
+
+template <class Exec>
+void recordPrepare(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws, Real h) {
+    const FlatModelView m = d.model;
+    StepCounters* c = d.counters.data();
+    const Vec3 *pos = d.pos.data(), *linVel = d.linVel.data(), *angVel = d.angVel.data();
+    const Quat* rot = d.rot.data();
+    uint8_t* active = d.active.data();
+    Real* invMass = d.bodyInvMass.data();
+    Mat3* invInertia = d.bodyInvInertia.data();
+    Spatial* unconstrained = d.unconstrained.data();
+    Vec3* goodPos = d.goodPos.data();
+    Quat* goodRot = d.goodRot.data();
+    const Vec3 gravity = ws.gravity;
+    ex.serial(nullptr, [=] CS_LAMBDA() {
+        c->bad = 0;
+        c->pairCount = c->contactCount = c->keptContacts = c->rowCount = 0;
+    });
+    ex.forEach(d.bodies, nullptr, nullptr, [=] CS_LAMBDA(int b) {
+        prepareBody(m, rot, linVel, angVel, gravity, h, c->time, b, active, invMass, invInertia, unconstrained);
+        goodPos[b] = pos[b];
+        goodRot[b] = rot[b];
+    });
+}
+
+template <class Exec>
+void recordBroadPhase(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws) {
+    const FlatModelView m = d.model;
+    StepCounters* c = d.counters.data();
+    const int shapes = d.shapes, capacity = d.pairCapacity;
+    const Vec3* pos = d.pos.data();
+    const Quat* rot = d.rot.data();
+    const Real margin = ws.contactMargin;
+    const ShapeWorldView world{d.pose.data(), d.aabb.data(), d.centroid.data(), d.worldVertices.data(),
+                               d.worldEdges.data(), d.worldFaces.data()};
+    const Aabb* aabb = d.aabb.data();
+    const uint8_t* active = d.active.data();
+    Real *key = d.sortKey.data(), *sortedLo = d.sortKeyOut.data();
+    int *shape = d.sortShape.data(), *sortedShape = d.sortShapeOut.data();
+    int *count = d.sweepCount.data(), *offset = d.sweepOffset.data();
+    uint64_t *pairs = d.pairKeys.data(), *sortedPairs = d.pairKeysOut.data();
+
+    ex.forEach(shapes, nullptr, nullptr, [=] CS_LAMBDA(int s) { shapeToWorld(m, pos, rot, margin, s, world); });
+    // Sweep axis: largest variance of the box centres (broad_phase.cpp sweepAxis; ties: lowest axis).
+    ex.sum(&c->shapes, nullptr, kBlockedSum, &c->centreSum, [=] CS_LAMBDA(int s) {
+        return Real(0.5) * (aabb[s].lo + aabb[s].hi);
+    });
+    ex.sum(&c->shapes, nullptr, kBlockedSum, &c->centreSumSq, [=] CS_LAMBDA(int s) {
+        const Vec3 x = Real(0.5) * (aabb[s].lo + aabb[s].hi);
+        return Vec3{x.x * x.x, x.y * x.y, x.z * x.z};
+    });
+    ex.serial(nullptr, [=] CS_LAMBDA() {
+        const Real n = Real(c->shapes > 0 ? c->shapes : 1);
+        Real best = -1;
+        c->axis = 0;
+        for (int k = 0; k < 3; ++k) {
+            const Real mean = c->centreSum[k] / n, var = c->centreSumSq[k] / n - mean * mean;
+            if (var > best) {
+                best = var;
+                c->axis = k;
+            }
+        }
+    });
+    ex.forEach(shapes, nullptr, nullptr, [=] CS_LAMBDA(int s) {
+        key[s] = active[m.shapeBody[s]] ? aabb[s].lo[c->axis] : kHuge;   // dormant shapes sort last
+        shape[s] = s;
+    });
+    ex.sortPairs(key, shape, sortedLo, sortedShape, shapes);
+    ex.forEach(shapes, nullptr, nullptr, [=] CS_LAMBDA(int i) {
+        count[i] = sweepShape(m, active, aabb, sortedLo, sortedShape, shapes, c->axis, i, nullptr);
+    });
+    ex.exclusiveScan(count, offset, shapes);
+    ex.serial(nullptr, [=] CS_LAMBDA() {
+        const int total = shapes > 0 ? offset[shapes - 1] + count[shapes - 1] : 0;
+        c->neededPairs = total > c->neededPairs ? total : c->neededPairs;
+        c->pairCount = total <= capacity ? total : 0;
+        if (total > capacity) c->overflow = 1;
+    });
+    ex.forEach(shapes, nullptr, nullptr, [=] CS_LAMBDA(int i) {
+        if (offset[i] + count[i] <= capacity) sweepShape(m, active, aabb, sortedLo, sortedShape, shapes, c->axis, i, pairs + offset[i]);
+    });
+    ex.forEach(capacity, nullptr, nullptr, [=] CS_LAMBDA(int i) {
+        if (i >= c->pairCount) pairs[i] = ~uint64_t(0);   // unused slots sort last
+    });
+    ex.sortKeys(pairs, sortedPairs, capacity);
+}
+
+template <class Exec>
+void recordNarrowPhase(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws) {
+    const FlatModelView m = d.model;
+    StepCounters* c = d.counters.data();
+    const ShapeWorldView world{d.pose.data(), d.aabb.data(), d.centroid.data(), d.worldVertices.data(),
+                               d.worldEdges.data(), d.worldFaces.data()};
+    const int pairCapacity = d.pairCapacity, slots = d.pairSlots, contactCapacity = d.contactCapacity;
+    const uint64_t* pairs = d.pairKeysOut.data();
+    PotentialContact *slot = d.slots.data(), *contacts = d.contacts.data();
+    int *count = d.pairContactCount.data(), *offset = d.pairContactOffset.data(), *pairFirst = d.contactPairFirst.data();
+    NarrowPhaseSettings narrow = narrowPhaseSettings(ws, ws.dt / (ws.substeps > 0 ? ws.substeps : 1));
+
+    ex.forEach(pairCapacity, nullptr, nullptr, [=] CS_LAMBDA(int p) {
+        if (p >= c->pairCount) {
+            count[p] = 0;
+            return;
+        }
+        ContactSink sink{slot + size_t(p) * slots, slots, 0};
+        collideShapePair(m, world, int(pairs[p] >> 32), int(uint32_t(pairs[p])), narrow, sink);
+        count[p] = sink.stored();
+        if (sink.count > slots) {   // a sink too small: the step runs again with larger slots
+            atomicMaxInt(&c->neededSlots, sink.count);
+            atomicSetFlag(&c->overflow);
+        }
+    });
+    ex.exclusiveScan(count, offset, pairCapacity);
+    ex.serial(nullptr, [=] CS_LAMBDA() {
+        const int total = pairCapacity > 0 ? offset[pairCapacity - 1] + count[pairCapacity - 1] : 0;
+        c->neededContacts = total > c->neededContacts ? total : c->neededContacts;
+        c->contactCount = total <= contactCapacity ? total : 0;
+        if (total > contactCapacity) c->overflow = 1;
+    });
+    ex.forEach(pairCapacity, &c->pairCount, nullptr, [=] CS_LAMBDA(int p) {
+        if (c->contactCount == 0) return;
+        for (int k = 0; k < count[p]; ++k) {
+            contacts[offset[p] + k] = slot[size_t(p) * slots + k];
+            pairFirst[offset[p] + k] = offset[p];
+        }
+    });
+}
+
+template <class Exec>
+void recordContactRows(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws, Real h) {
+    const FlatModelView m = d.model;
+    StepCounters* c = d.counters.data();
+    const int capacity = d.contactCapacity;
+    const PotentialContact* contacts = d.contacts.data();
+    const int* pairFirst = d.contactPairFirst.data();
+    int *keep = d.keep.data(), *keepOffset = d.keepOffset.data();
+    const Vec3* pos = d.pos.data();
+    const WarmImpulse* warm = d.warm.data();
+    const Real stabilization = ws.solver.stabilization, maxPushout = ws.solver.maxPushoutSpeed * h;
+    const Real frictionScale = ws.frictionScale;
+    const bool warmStart = ws.solver.warmStart;
+    const FlatRows rows{d.kind.data(), d.rowBodyA.data(), d.rowBodyB.data(), d.jacobianA.data(), d.jacobianB.data(),
+                        d.bias.data(), d.softness.data(), d.mu.data(), d.normalRow.data(), d.maxImpulse.data(),
+                        d.lambda.data(), d.owner.data()};
+
+    ex.forEach(capacity, nullptr, nullptr, [=] CS_LAMBDA(int i) {
+        keep[i] = i < c->contactCount && !duplicateOfEarlierContact(contacts, i, pairFirst[i]) ? 1 : 0;
+    });
+    ex.exclusiveScan(keep, keepOffset, capacity);
+    ex.serial(nullptr, [=] CS_LAMBDA() {
+        c->keptContacts = capacity > 0 ? keepOffset[capacity - 1] + keep[capacity - 1] : 0;
+        c->rowCount = 3 * c->keptContacts;   // kept <= contacts <= capacity: rows fit
+    });
+    ex.forEach(capacity, &c->contactCount, nullptr, [=] CS_LAMBDA(int i) {
+        if (keep[i])
+            writeStandardContactRows(m, contacts[i], i, pos, stabilization, maxPushout, frictionScale, warm,
+                                     c->warmCount, warmStart, 3 * keepOffset[i], rows);
+    });
+}
+
+}  // namespace cs

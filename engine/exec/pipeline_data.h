@@ -1,0 +1,211 @@
+// The step pipeline's data: the flat model, the state, the scratch of one step and its counters,
+// all in the executor's memory (host vectors or device buffers), structures of arrays.
+//
+// Model (gpu/flat_model.h FlatModel, uploaded when the world's bodies change), state (positions,
+// orientations, velocities, the warm-start cache: uploaded when the host changed the world,
+// downloaded after each step), scratch (rebuilt each substep: shapes in the world, pairs,
+// contacts, rows, the solver's vectors). Every count a stage produces goes to StepCounters in
+// the executor's memory; stages read their bounds from there, so no count makes a round trip
+// to the host within a step. A count past its buffer's capacity sets `overflow` and the
+// needed size; the step is then run again from its start with larger buffers (pipeline_step.h).
+#pragma once
+
+#include <algorithm>
+#include <vector>
+
+#include "engine/exec/executor.h"
+#include "engine/world.h"
+#include "gpu/step_hd.h"
+
+namespace cs {
+
+constexpr int kMaxNewtonHistory = 64;          // merit history entries per step
+constexpr int kMaxColours = kGpuMaxColours;    // Gauss-Seidel colours (gpu/step_hd.h)
+
+// Scalars of one step, in the executor's memory; copied to the host once per step.
+struct StepCounters {
+    Real time;                 // World's state.time
+    int bodies, shapes;        // the model's counts (bounds of per-body and per-shape loops)
+    int pairCount;             // broad phase pairs
+    int contactCount;          // potential contacts
+    int keptContacts;          // after the standard model's duplicate merge
+    int rowCount;              // 3 * keptContacts
+    int warmCount;             // entries of the warm-start cache (sorted by key)
+    int bad;                   // the guard fired in this substep
+    int failedSteps;           // substeps rolled back by the guard in this step
+    int overflow;              // a count exceeded its buffer: grow and run the step again
+    int neededPairs, neededContacts, neededSlots;   // the largest counts of the step
+    int axis;                  // sweep axis
+    Vec3 centreSum, centreSumSq;   // of the AABB centres (the sweep axis)
+    Real maxPenetration;       // m, max over kept contacts of -gap
+    int colourEntries;         // 2 * rowCapacity: the scatter entries sorted
+    // Newton ([NSN] Algorithm 1)
+    int newtonActive;          // 1 while the merit is above the tolerance and iterations are left
+    int newtonIterations, linearIterations;
+    Real meritSq, merit;
+    Real newtonResidual[kMaxNewtonHistory];
+};
+
+// Scalars of one linear solve (krylov_steps_hd.h's recurrences run on these).
+struct LinearControl {
+    int active;                // 1 while the solve goes on
+    int iterations;
+    int copyBest;              // PCG: this iteration's x is the best so far
+    int powerActive;           // Jacobi: the power iteration goes on
+    Real target, residual, bestResidual;
+    Real bb, rr, rz, rzNext, pap, qap, qr, rho, rhoNext, normSq, alpha, beta;
+    Real lambdaMax, omega;     // Jacobi's relaxation
+};
+
+// What the pipeline runs with, beside the world's settings.
+struct PipelineOptions {
+    bool deterministic = true;     // CUDA: the sorted scatter (no float atomics); the host is always so
+    int initialPairs = 0;          // first capacities; 0: 8 per shape (tests force them small)
+    int initialContacts = 0;
+    int initialSlots = 16;         // contacts one pair may store before the step re-runs
+};
+
+template <class Exec>
+struct PipelineData {
+    template <class T>
+    using Buffer = typename Exec::template Buffer<T>;
+
+    // ---- model ----
+    FlatModel host;
+    FlatModelView model;
+    Buffer<Real> invMass, friction, spawnTime, shapeRadius;
+    Buffer<Mat3> invInertiaLocal;
+    Buffer<int> shapeType, shapeBody, shapePolytope, shapeFirstVertex, shapeFirstEdge, shapeFirstFace;
+    Buffer<int> faceEdges, faceVertices, vertexEdgeStart, vertexEdges, jointBodies;
+    Buffer<Transform> shapeLocal;
+    Buffer<FlatPolytope> polytopes;
+    Buffer<Vec3> vertices;
+    Buffer<PolytopeEdge> edges;
+    Buffer<PolytopeFace> faces;
+    int bodies = -1, shapes = 0;
+
+    // ---- state, its copy at the step's start, per-body step data ----
+    Buffer<Vec3> pos, linVel, angVel, goodPos, startPos, startLinVel, startAngVel;
+    Buffer<Quat> rot, goodRot, startRot;
+    Buffer<uint8_t> active;
+    Buffer<Real> bodyInvMass;
+    Buffer<Mat3> bodyInvInertia;
+    Buffer<Spatial> unconstrained, velocity, w;
+    Buffer<int> bodyStart;                     // (bodies + 1) sorted scatter entries per body
+
+    // ---- shapes in the world ----
+    Buffer<Transform> pose;
+    Buffer<Aabb> aabb;
+    Buffer<Vec3> centroid, worldVertices;
+    Buffer<PolytopeEdge> worldEdges;
+    Buffer<PolytopeFace> worldFaces;
+
+    // ---- broad and narrow phase, contact model ----
+    Buffer<Real> sortKey, sortKeyOut;
+    Buffer<int> sortShape, sortShapeOut, sweepCount, sweepOffset;
+    Buffer<uint64_t> pairKeys, pairKeysOut;
+    Buffer<PotentialContact> slots, contacts;
+    Buffer<int> pairContactCount, pairContactOffset, contactPairFirst, keep, keepOffset;
+    Buffer<Real> penetration;
+    Buffer<WarmImpulse> warm, warmNext, warmAtStart;
+    int pairCapacity = 0, contactCapacity = 0, rowCapacity = 0, pairSlots = 0;
+
+    // ---- rows and the solver ----
+    Buffer<int> kind, rowBodyA, rowBodyB, normalRow, owner, runHead;
+    Buffer<int> colour, colourRound, colourKeys, colourKeysOut, colourRows, colourRowsOut, colourStart, colourSize;
+    Buffer<Spatial> jacobianA, jacobianB, minvJA, minvJB;
+    Buffer<Real> bias, softness, mu, maxImpulse, lambda, lambdaStart, dlambda, rhs;
+    Buffer<Real> jv, diagA, compliance, residual, merit, invDiag, r, z, p, q, ap, az, best, power, powerOut;
+    Buffer<uint64_t> entryKeys, entryKeysOut;  // (2 rows) scatter entries body << 32 | row, sorted
+
+    // ---- counters ----
+    Buffer<StepCounters> counters;
+    Buffer<LinearControl> linear;
+    StepCounters hostCounters{};               // the host's copy after the step's one sync
+};
+
+// Sizes every buffer whose length depends on the contact capacities (contents kept).
+template <class Exec>
+void reserveContacts(PipelineData<Exec>& d, int pairs, int slots, int contacts) {
+    d.pairCapacity = pairs;
+    d.pairSlots = slots;
+    d.contactCapacity = contacts;
+    d.rowCapacity = 3 * contacts;
+    const size_t rows = d.rowCapacity;
+    d.pairKeys.reserve(pairs); d.pairKeysOut.reserve(pairs);
+    d.pairContactCount.reserve(pairs); d.pairContactOffset.reserve(pairs);
+    d.slots.reserve(size_t(pairs) * slots);
+    for (auto* b : {&d.contactPairFirst, &d.keep, &d.keepOffset}) b->reserve(contacts);
+    d.contacts.reserve(contacts);
+    d.penetration.reserve(contacts);
+    for (auto* b : {&d.warm, &d.warmNext, &d.warmAtStart}) b->reserve(contacts);
+    for (auto* b : {&d.kind, &d.rowBodyA, &d.rowBodyB, &d.normalRow, &d.owner, &d.runHead, &d.colour, &d.colourRound,
+                    &d.colourKeys, &d.colourKeysOut, &d.colourRows, &d.colourRowsOut})
+        b->reserve(rows);
+    for (auto* b : {&d.jacobianA, &d.jacobianB, &d.minvJA, &d.minvJB}) b->reserve(rows);
+    for (auto* b : {&d.bias, &d.softness, &d.mu, &d.maxImpulse, &d.lambda, &d.lambdaStart, &d.dlambda, &d.rhs, &d.jv,
+                    &d.diagA, &d.compliance, &d.residual, &d.merit, &d.invDiag, &d.r, &d.z, &d.p, &d.q, &d.ap, &d.az,
+                    &d.best, &d.power, &d.powerOut})
+        b->reserve(rows);
+    d.entryKeys.reserve(2 * rows);
+    d.entryKeysOut.reserve(2 * rows);
+}
+
+template <class Exec, class T>
+void uploadVector(Exec& ex, typename Exec::template Buffer<T>& to, const std::vector<T>& from) {
+    to.reserve(std::max<size_t>(from.size(), 1));
+    if (!from.empty()) ex.upload(to.data(), from.data(), from.size());
+}
+
+// The model into the executor's memory, and every buffer sized by bodies and shapes.
+template <class Exec>
+void uploadModel(Exec& ex, PipelineData<Exec>& d, const Model& model, const PipelineOptions& options) {
+    d.host = flattenModel(model);
+    const FlatModel& f = d.host;
+    d.bodies = model.bodyCount();
+    d.shapes = model.shapeCount();
+    uploadVector(ex, d.invMass, f.invMass); uploadVector(ex, d.friction, f.friction);
+    uploadVector(ex, d.spawnTime, f.spawnTime); uploadVector(ex, d.shapeRadius, f.shapeRadius);
+    uploadVector(ex, d.invInertiaLocal, f.invInertiaLocal); uploadVector(ex, d.shapeType, f.shapeType);
+    uploadVector(ex, d.shapeBody, f.shapeBody); uploadVector(ex, d.shapePolytope, f.shapePolytope);
+    uploadVector(ex, d.shapeFirstVertex, f.shapeFirstVertex); uploadVector(ex, d.shapeFirstEdge, f.shapeFirstEdge);
+    uploadVector(ex, d.shapeFirstFace, f.shapeFirstFace); uploadVector(ex, d.faceEdges, f.faceEdges);
+    uploadVector(ex, d.faceVertices, f.faceVertices); uploadVector(ex, d.vertexEdgeStart, f.vertexEdgeStart);
+    uploadVector(ex, d.vertexEdges, f.vertexEdges); uploadVector(ex, d.jointBodies, f.jointBodies);
+    uploadVector(ex, d.shapeLocal, f.shapeLocal); uploadVector(ex, d.polytopes, f.polytopes);
+    uploadVector(ex, d.vertices, f.vertices); uploadVector(ex, d.edges, f.edges); uploadVector(ex, d.faces, f.faces);
+    FlatModelView v = f.view();   // the same counts, pointers into the executor's memory
+    v.invMass = d.invMass.data(); v.friction = d.friction.data(); v.spawnTime = d.spawnTime.data();
+    v.shapeRadius = d.shapeRadius.data(); v.invInertiaLocal = d.invInertiaLocal.data();
+    v.shapeType = d.shapeType.data(); v.shapeBody = d.shapeBody.data(); v.shapePolytope = d.shapePolytope.data();
+    v.shapeFirstVertex = d.shapeFirstVertex.data(); v.shapeFirstEdge = d.shapeFirstEdge.data();
+    v.shapeFirstFace = d.shapeFirstFace.data(); v.faceEdges = d.faceEdges.data();
+    v.faceVertices = d.faceVertices.data(); v.vertexEdgeStart = d.vertexEdgeStart.data();
+    v.vertexEdges = d.vertexEdges.data(); v.jointBodies = d.jointBodies.data(); v.shapeLocal = d.shapeLocal.data();
+    v.polytopes = d.polytopes.data(); v.vertices = d.vertices.data(); v.edges = d.edges.data(); v.faces = d.faces.data();
+    d.model = v;
+
+    const size_t nb = std::max(d.bodies, 1), ns = std::max(d.shapes, 1);
+    for (auto* b : {&d.pos, &d.linVel, &d.angVel, &d.goodPos, &d.startPos, &d.startLinVel, &d.startAngVel}) b->reserve(nb);
+    for (auto* b : {&d.rot, &d.goodRot, &d.startRot}) b->reserve(nb);
+    d.active.reserve(nb); d.bodyInvMass.reserve(nb); d.bodyInvInertia.reserve(nb);
+    for (auto* b : {&d.unconstrained, &d.velocity, &d.w}) b->reserve(nb);
+    d.bodyStart.reserve(nb + 1);
+    d.pose.reserve(ns); d.aabb.reserve(ns); d.centroid.reserve(ns);
+    d.worldVertices.reserve(std::max(f.worldVertexCount, 1));
+    d.worldEdges.reserve(std::max(f.worldEdgeCount, 1));
+    d.worldFaces.reserve(std::max(f.worldFaceCount, 1));
+    for (auto* b : {&d.sortKey, &d.sortKeyOut}) b->reserve(ns);
+    for (auto* b : {&d.sortShape, &d.sortShapeOut, &d.sweepCount, &d.sweepOffset}) b->reserve(ns);
+    d.colourStart.reserve(kMaxColours + 2);
+    d.colourSize.reserve(kMaxColours + 1);
+    d.counters.reserve(1);
+    d.linear.reserve(1);
+    if (d.pairCapacity == 0) {
+        const int automatic = 8 * (d.shapes + 8);
+        reserveContacts(d, options.initialPairs > 0 ? options.initialPairs : automatic, std::max(options.initialSlots, 1),
+                        options.initialContacts > 0 ? options.initialContacts : automatic);
+    }
+}
+
+}  // namespace cs

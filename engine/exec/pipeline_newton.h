@@ -1,0 +1,193 @@
+// The Newton iteration of the pipeline: [NSN] Algorithm 1 as engine/solver/newton.cpp runs it
+// (standard contact rows), with the per-step structure of the rows the solvers need: H^-1 J^T and
+// the diagonal of J H^-1 J^T (J is fixed over the step), runs of rows on one body pair, the
+// sorted scatter entries, and for Gauss-Seidel a colouring.
+//
+// Each Newton iteration linearizes every row (evalRow), solves [J M^-1 J^T + C + eps I] dlambda
+// = -h (eq. 59, regularized as in section 8.4), takes the damped step lambda = clamp(lambda_k +
+// t dlambda) (eq. 61, section 8.1) and sets u = u~ + M^-1 J^T lambda (eqs. 60-62). The loop runs
+// while the merit ||phi|| is above the tolerance (krylov_steps_hd.h newtonGoesOn), decided in a
+// serial step on the executor: no host round trip.
+#pragma once
+
+#include "engine/exec/pipeline_solve.h"
+
+namespace cs {
+
+// Gauss-Seidel colours by Jones-Plassmann rounds (gpu/step_hd.h colourRowInRound), then the rows
+// sorted by colour: colourRowsOut, colourStart (kMaxColours + 2), colourSize (kMaxColours + 1;
+// the last one the rows no colour took, swept serially).
+template <class Exec>
+void recordColouring(Exec& ex, PipelineData<Exec>& d, const SolveView& v) {
+    const RowSystemView s = v.sys;
+    StepCounters* c = v.c;
+    const uint64_t* entries = v.entries;
+    const int* bodyStart = v.bodyStart;
+    int *colour = d.colour.data(), *round = d.colourRound.data(), *keys = d.colourKeys.data();
+    int *keysOut = d.colourKeysOut.data(), *rows = d.colourRows.data(), *rowsOut = d.colourRowsOut.data();
+    int *start = d.colourStart.data(), *size = d.colourSize.data();
+    ex.forEach(v.rowCapacity, nullptr, nullptr, [=] CS_LAMBDA(int i) {
+        colour[i] = i < c->rowCount ? -1 : kMaxColours + 1;   // unused slots sort after everything
+        round[i] = i < c->rowCount ? -1 : 0;
+    });
+    for (int k = 0; k < kGpuColourRounds; ++k)
+        ex.forEach(v.rowCapacity, &c->rowCount, nullptr, [=] CS_LAMBDA(int i) {
+            if (round[i] >= 0) return;
+            const int chosen = colourRowInRound(s, entries, bodyStart, round, colour, i, k);
+            if (chosen < 0) return;
+            colour[i] = chosen;
+            round[i] = k;
+        });
+    ex.forEach(v.rowCapacity, nullptr, nullptr, [=] CS_LAMBDA(int i) {
+        keys[i] = colour[i] < 0 ? kMaxColours : colour[i];   // still pending: the serial sweep
+        rows[i] = i;
+    });
+    ex.sortPairs(keys, rows, keysOut, rowsOut, v.rowCapacity);
+    ex.forEach(kMaxColours + 2, nullptr, nullptr, [=] CS_LAMBDA(int k) {
+        int lo = 0, hi = c->rowCount;   // first sorted row of colour >= k
+        while (lo < hi) {
+            const int mid = lo + (hi - lo) / 2;
+            if (keysOut[mid] < k) lo = mid + 1;
+            else hi = mid;
+        }
+        start[k] = lo;
+    });
+    ex.forEach(kMaxColours + 1, nullptr, nullptr, [=] CS_LAMBDA(int k) { size[k] = start[k + 1] - start[k]; });
+}
+
+// u = u~ + H^-1 J^T lambda (newton.cpp velocitiesFromImpulses).
+template <class Exec>
+void recordVelocities(Exec& ex, PipelineData<Exec>& d, const SolveView& v, const int* gate) {
+    Spatial *w = d.w.data(), *u = d.velocity.data();
+    const Spatial* unconstrained = d.unconstrained.data();
+    recordScatter(ex, v, d.lambda.data(), w, gate);
+    ex.forEach(v.bodies, nullptr, gate, [=] CS_LAMBDA(int b) { u[b] = unconstrained[b] + w[b]; });
+}
+
+// Linearize every row at (u, lambda) and the merit ||phi|| (m/s) after k iterations.
+template <class Exec>
+void recordEvaluate(Exec& ex, PipelineData<Exec>& d, const SolveView& v, const RowEvalView& e,
+                    const SolverSettings& settings, int k) {
+    StepCounters* c = v.c;
+    const RowSystemView s = v.sys;
+    const Spatial* u = d.velocity.data();
+    Real* jv = d.jv.data();
+    const Real* merit = d.merit.data();
+    const Real tolerance = settings.newtonTolerance;
+    const int maxIterations = settings.newtonIterations;
+    ex.forEach(v.rowCapacity, &c->rowCount, &c->newtonActive, [=] CS_LAMBDA(int i) { jv[i] = gatherRow(s, i, u); });
+    ex.forEach(v.rowCapacity, &c->rowCount, &c->newtonActive, [=] CS_LAMBDA(int i) { evalRow(e, i); });
+    ex.sum(&c->rowCount, &c->newtonActive, kSerialSum, &c->meritSq, [=] CS_LAMBDA(int i) { return merit[i] * merit[i]; });
+    ex.serial(&c->newtonActive, [=] CS_LAMBDA() {
+        c->merit = std::sqrt(c->meritSq);
+        if (k < kMaxNewtonHistory) c->newtonResidual[k] = c->merit;
+        c->newtonIterations = k;
+        c->newtonActive = newtonGoesOn(c->merit, tolerance, k, maxIterations);
+    });
+}
+
+template <class Exec>
+void recordSolve(Exec& ex, PipelineData<Exec>& d, const SolverSettings& settings, Real h, bool sorted) {
+    StepCounters* c = d.counters.data();
+    SolveView v{};
+    RowSystemView& s = v.sys;
+    s.rowCount = d.rowCapacity;   // loops are bounded by counters.rowCount, not by this
+    s.bodyCount = d.bodies;
+    s.bodyA = d.rowBodyA.data();
+    s.bodyB = d.rowBodyB.data();
+    s.jacobianA = d.jacobianA.data();
+    s.jacobianB = d.jacobianB.data();
+    s.compliance = d.compliance.data();
+    s.invMass = d.bodyInvMass.data();
+    s.invInertia = d.bodyInvInertia.data();
+    v.c = c;
+    v.l = d.linear.data();
+    v.runHead = d.runHead.data();
+    v.entries = d.entryKeysOut.data();
+    v.bodyStart = d.bodyStart.data();
+    v.rowCapacity = d.rowCapacity;
+    v.bodies = d.bodies;
+    v.sorted = sorted;
+
+    // J is fixed over the step: H^-1 J^T and the diagonal once (C = 0 until the first evaluation).
+    {
+        const RowSystemView raw = s;
+        Spatial *minvJA = d.minvJA.data(), *minvJB = d.minvJB.data();
+        Real *diagA = d.diagA.data(), *compliance = d.compliance.data();
+        int* runHead = d.runHead.data();
+        ex.serial(nullptr, [=] CS_LAMBDA() {
+            c->newtonActive = c->rowCount > 0 ? 1 : 0;
+            c->newtonIterations = c->linearIterations = 0;
+            c->merit = c->meritSq = 0;
+        });
+        ex.forEach(d.rowCapacity, &c->rowCount, nullptr, [=] CS_LAMBDA(int i) {
+            const Spatial zero{{0, 0, 0}, {0, 0, 0}};
+            compliance[i] = 0;
+            minvJA[i] = raw.bodyA[i] >= 0 ? applyInvMass(raw, raw.bodyA[i], raw.jacobianA[i]) : zero;
+            minvJB[i] = raw.bodyB[i] >= 0 ? applyInvMass(raw, raw.bodyB[i], raw.jacobianB[i]) : zero;
+            diagA[i] = rowDiagonal(raw, i);
+            runHead[i] = i == 0 || raw.bodyA[i] != raw.bodyA[i - 1] || raw.bodyB[i] != raw.bodyB[i - 1];
+        });
+        s.invMassJacobianA = minvJA;
+        s.invMassJacobianB = minvJB;
+        s.jmjDiagonal = diagA;
+    }
+    const bool gaussSeidel = settings.linearSolver == LinearSolverType::GaussSeidel;
+    if (sorted || gaussSeidel) {   // scatter entries (body << 32 | row) of dynamic bodies, sorted
+        const RowSystemView sys = s;
+        uint64_t* keys = d.entryKeys.data();
+        int* start = d.bodyStart.data();
+        const uint64_t* sortedKeys = d.entryKeysOut.data();
+        const int entries = 2 * d.rowCapacity;
+        ex.forEach(d.rowCapacity, nullptr, nullptr, [=] CS_LAMBDA(int i) {
+            const bool row = i < c->rowCount;
+            const int a = row ? sys.bodyA[i] : -1, b = row ? sys.bodyB[i] : -1;
+            keys[2 * i] = a >= 0 && sys.invMass[a] > 0 ? scatterEntryKey(a, i) : ~uint64_t(0);
+            keys[2 * i + 1] = b >= 0 && sys.invMass[b] > 0 ? scatterEntryKey(b, i) : ~uint64_t(0);
+        });
+        ex.sortKeys(keys, d.entryKeysOut.data(), entries);
+        ex.forEach(d.bodies + 1, nullptr, nullptr,
+                   [=] CS_LAMBDA(int b) { start[b] = scatterEntryStart(sortedKeys, entries, b); });
+    }
+    if (gaussSeidel) recordColouring(ex, d, v);
+
+    RowEvalView e{};
+    e.kind = d.kind.data();
+    e.bias = d.bias.data();
+    e.softness = d.softness.data();
+    e.mu = d.mu.data();
+    e.normalRow = d.normalRow.data();
+    e.lambda = d.lambda.data();
+    e.jv = d.jv.data();
+    e.diagA = d.diagA.data();
+    e.h = h;
+    e.ncp = settings.ncp == NcpFunction::FischerBurmeister ? 0 : 1;
+    e.precondition = settings.complementarityPreconditioner;
+    e.schurCompliance = d.compliance.data();
+    e.residual = d.residual.data();
+    e.merit = d.merit.data();
+
+    recordVelocities(ex, d, v, nullptr);   // from the warm impulses (no rows: u = u~)
+    recordEvaluate(ex, d, v, e, settings, 0);
+    Real *compliance = d.compliance.data(), *rhs = d.rhs.data(), *dlambda = d.dlambda.data();
+    Real *lambda = d.lambda.data(), *lambdaStart = d.lambdaStart.data();
+    const Real *residual = d.residual.data(), *maxImpulse = d.maxImpulse.data();
+    const Real eps = settings.regularization, damping = settings.damping;
+    for (int k = 0; k < settings.newtonIterations && !ex.stopped(&c->newtonActive); ++k) {
+        ex.forEach(d.rowCapacity, &c->rowCount, &c->newtonActive, [=] CS_LAMBDA(int i) {
+            compliance[i] += eps;
+            rhs[i] = -residual[i];
+            dlambda[i] = 0;
+        });
+        recordLinearSolve(ex, d, v, settings);
+        ex.forEach(d.rowCapacity, &c->rowCount, &c->newtonActive, [=] CS_LAMBDA(int i) {
+            lambdaStart[i] = lambda[i];
+            const Real x = lambdaStart[i] + damping * dlambda[i];   // std::clamp(x, -max, max)
+            lambda[i] = x < -maxImpulse[i] ? -maxImpulse[i] : (maxImpulse[i] < x ? maxImpulse[i] : x);
+        });
+        recordVelocities(ex, d, v, &c->newtonActive);
+        recordEvaluate(ex, d, v, e, settings, k + 1);
+    }
+}
+
+}  // namespace cs

@@ -1,0 +1,114 @@
+// The step pipeline: World::step for the standard contact model, written once over the executor
+// verbs (executor.h) and run by the host executor (host_executor.h: every build, every test) and
+// by the CUDA executor (gpu/cuda_executor.cuh, GpuWorld). The one place its stages are ordered:
+//
+//   prepare      per body: activity, inverse mass and inertia, u~          pipeline_collide.h
+//   broad        shapes into the world, sweep and prune                      pipeline_collide.h
+//   narrow       feature pairs per shape pair, compacted in pair order      pipeline_collide.h
+//   rows         the standard model's merge and rows, warm impulses         pipeline_collide.h
+//   solve        non-smooth Newton with Jacobi / Gauss-Seidel / PCG / PCR   pipeline_newton.h
+//   integrate    the velocity guard (roll back the substep), integration, the warm-start cache
+//
+// World::step stays beside it as the CPU reference: it also runs what this pipeline does not
+// (PEG, PLUS, compliant, joints, the drag, projection, redetection), and it is the outside check
+// of the parity test (tests/test_exec_parity.cpp). PipelineWorld drives the pipeline on a World:
+// it uploads the world when the host changed it, records one step (all substeps), and makes ONE
+// synchronization, after which the counters and the state are on the host. When a count outgrew
+// its buffer the buffers grow and the step is run again from its start, so nothing is dropped.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/exec/pipeline_collide.h"
+#include "engine/exec/pipeline_newton.h"
+
+namespace cs {
+
+// What the buffers held in the last step, and how often a step ran again after one grew.
+struct PipelineBufferStats {
+    int pairs = 0, contacts = 0, rows = 0;             // last step's counts
+    int pairCapacity = 0, contactCapacity = 0, rowCapacity = 0, pairContactCapacity = 0;
+    long long growthEvents = 0;                        // steps re-run after a buffer grew
+};
+
+// The guard of World::substep (NaN or |v|_1 beyond the speed limit: roll back to the substep's
+// start with zero velocities), the integration ([NSN] eq. 63), and the warm-start cache of the
+// next substep (storeStandardResults: one entry per kept contact, already in key order).
+template <class Exec>
+void recordIntegrate(Exec& ex, PipelineData<Exec>& d, Real h) {
+    const FlatModelView m = d.model;
+    StepCounters* c = d.counters.data();
+    const uint8_t* active = d.active.data();
+    const Spatial* u = d.velocity.data();
+    Vec3 *pos = d.pos.data(), *linVel = d.linVel.data(), *angVel = d.angVel.data();
+    Quat* rot = d.rot.data();
+    const Vec3* goodPos = d.goodPos.data();
+    const Quat* goodRot = d.goodRot.data();
+    ex.forEach(d.bodies, nullptr, nullptr, [=] CS_LAMBDA(int b) {
+        if (active[b] && m.invMass[b] != Real(0) && velocityExploded(u[b])) atomicSetFlag(&c->bad);
+    });
+    ex.forEach(d.bodies, nullptr, nullptr, [=] CS_LAMBDA(int b) {
+        if (c->bad) {
+            pos[b] = goodPos[b];
+            rot[b] = goodRot[b];
+            linVel[b] = angVel[b] = Vec3{0, 0, 0};
+            return;
+        }
+        if (!active[b] || m.invMass[b] == Real(0)) return;
+        const Vec3 rate = rotationRate(u[b].ang, angVel[b], rot[b], m.invInertiaLocal[b], h);   // integrate.h
+        linVel[b] = u[b].lin;
+        angVel[b] = u[b].ang;
+        integrateBody(pos[b], rot[b], u[b].lin, rate, h);
+    });
+
+    const PotentialContact* contacts = d.contacts.data();
+    const int *keep = d.keep.data(), *keepOffset = d.keepOffset.data();
+    const Real* lambda = d.lambda.data();
+    WarmImpulse *warm = d.warm.data(), *warmNext = d.warmNext.data();
+    Real* penetration = d.penetration.data();
+    ex.forEach(d.contactCapacity, &c->contactCount, nullptr, [=] CS_LAMBDA(int i) {
+        if (c->bad || !keep[i]) return;
+        const int slot = keepOffset[i], n = 3 * slot;
+        Vec3 t[2];
+        tangentBasis(contacts[i].normal, t[0], t[1]);
+        warmNext[slot] = WarmImpulse{contactKeyOf(contacts[i]), lambda[n], lambda[n + 1] * t[0] + lambda[n + 2] * t[1]};
+        penetration[slot] = -contacts[i].gap;
+    });
+    ex.serial(nullptr, [=] CS_LAMBDA() {
+        if (c->bad) c->failedSteps++;
+        c->warmCount = c->bad ? 0 : c->keptContacts;
+        c->time += h;
+    });
+    ex.max(&c->keptContacts, nullptr, &c->maxPenetration, [=] CS_LAMBDA(int i) { return penetration[i]; });
+    ex.forEach(d.contactCapacity, &c->warmCount, nullptr, [=] CS_LAMBDA(int i) { warm[i] = warmNext[i]; });
+}
+
+// One step (settings.substeps substeps) into the executor's queue. Stamps 5 s .. 5 s + 5 bound
+// the stages of substep s: broad (with prepare), narrow, contact rows, solve, integrate.
+template <class Exec>
+void recordStep(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws, bool sorted) {
+    const int substeps = ws.substeps > 0 ? ws.substeps : 1;
+    const Real h = ws.dt / substeps;
+    ex.stamp(0);
+    for (int s = 0; s < substeps; ++s) {
+        const int t = 5 * s;
+        recordPrepare(ex, d, ws, h);
+        recordBroadPhase(ex, d, ws);
+        ex.stamp(t + 1);
+        recordNarrowPhase(ex, d, ws);
+        ex.stamp(t + 2);
+        recordContactRows(ex, d, ws, h);
+        ex.stamp(t + 3);
+        recordSolve(ex, d, ws.solver, h, sorted);
+        ex.stamp(t + 4);
+        recordIntegrate(ex, d, h);
+        ex.stamp(t + 5);
+    }
+}
+
+// True when the pipeline covers the world as it is set up now (the standard contact model, no
+// joints, no drag, no speculative widening, no projection); otherwise false with the reason.
+bool pipelineSupports(const World& world, std::string* why);
+
+}  // namespace cs

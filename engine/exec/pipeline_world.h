@@ -1,0 +1,170 @@
+// PipelineWorld<Exec>: World::step through the step pipeline (pipeline_step.h) on an executor.
+//
+//   World world = ...;
+//   PipelineWorld<HostExecutor> pipeline(world);   // or CudaExecutor (GpuWorld does this)
+//   pipeline.step();                               // instead of world.step(); world.state() is updated
+//
+// The world's model and state are uploaded when the host changed them (the first step, a reset,
+// a new body: call sync() after other edits); positions, orientations, velocities and time come
+// back after every step, the warm-start cache stays in the executor's memory. Per step: the
+// counters of the step's start go up, the step is recorded (replayed as a graph on CUDA), the
+// counters and the state come down, one synchronization. If a count outgrew its buffer, the
+// buffers grow and the step runs again from the copy of its start state.
+#pragma once
+
+#include <algorithm>
+#include <vector>
+
+#include "engine/exec/pipeline_step.h"
+
+namespace cs {
+
+template <class Exec>
+class PipelineWorld {
+public:
+    explicit PipelineWorld(World& world, PipelineOptions options = {}) : world_(world), options_(options) {}
+
+    void step();
+    void sync() { uploaded_ = false; }
+
+    const StepProfile& profile() const { return profile_; }
+    const SolveStats& solveStats() const { return stats_; }
+    int contactCount() const { return d_.hostCounters.keptContacts; }   // standard contacts of the last substep
+    Real maxPenetration() const { return d_.hostCounters.maxPenetration; }   // m, max of -gap over them
+    const PipelineBufferStats& bufferStats() const { return buffers_; }
+    bool lastStepFailed() const { return d_.hostCounters.failedSteps > 0; }
+    Exec& executor() { return ex_; }
+    const PipelineData<Exec>& data() const { return d_; }
+
+private:
+    void upload();
+    void grow();
+    std::vector<double> signature(bool sorted) const;
+
+    World& world_;
+    PipelineOptions options_;
+    Exec ex_;
+    PipelineData<Exec> d_;
+    bool uploaded_ = false;
+    Real time_ = 0, lastTime_ = -1;
+    int warmCount_ = 0;
+    long long generation_ = 0;     // buffers moved (upload, growth): a recorded graph is stale
+    StepProfile profile_;
+    SolveStats stats_;
+    PipelineBufferStats buffers_;
+};
+
+template <class Exec>
+void PipelineWorld<Exec>::upload() {
+    const Model& model = world_.model();
+    const State& state = world_.state();
+    if (d_.bodies != model.bodyCount()) {
+        uploadModel(ex_, d_, model, options_);
+        ++generation_;
+    }
+    const size_t n = model.bodyCount();
+    ex_.upload(d_.pos.data(), state.pos.data(), n);
+    ex_.upload(d_.rot.data(), state.rot.data(), n);
+    ex_.upload(d_.linVel.data(), state.linVel.data(), n);
+    ex_.upload(d_.angVel.data(), state.angVel.data(), n);
+    warmCount_ = world_.settings.solver.warmStart ? (int)state.warm.size() : 0;
+    if (warmCount_ > d_.contactCapacity) {
+        reserveContacts(d_, d_.pairCapacity, d_.pairSlots, warmCount_);
+        ++generation_;
+    }
+    if (warmCount_) ex_.upload(d_.warm.data(), state.warm.data(), warmCount_);
+    time_ = state.time;
+    uploaded_ = true;
+}
+
+// Every buffer that overflowed, to twice what the step needed (slots: what the fullest pair needed).
+template <class Exec>
+void PipelineWorld<Exec>::grow() {
+    const StepCounters& c = d_.hostCounters;
+    const int pairs = c.neededPairs > d_.pairCapacity ? 2 * c.neededPairs : d_.pairCapacity;
+    const int slots = std::max(d_.pairSlots, c.neededSlots);
+    const int contacts = c.neededContacts > d_.contactCapacity ? 2 * c.neededContacts : d_.contactCapacity;
+    reserveContacts(d_, pairs, slots, contacts);
+    ++generation_;
+    ++buffers_.growthEvents;
+}
+
+// Everything a recorded step depends on: a graph recorded with other values is not replayed.
+template <class Exec>
+std::vector<double> PipelineWorld<Exec>::signature(bool sorted) const {
+    const WorldSettings& w = world_.settings;
+    const SolverSettings& s = w.solver;
+    return {double(generation_), double(d_.pairCapacity), double(d_.pairSlots), double(d_.contactCapacity),
+            double(d_.bodies), double(d_.shapes), double(sorted), double(w.substeps), double(w.dt),
+            double(w.gravity.x), double(w.gravity.y), double(w.gravity.z), double(w.contactMargin),
+            double(w.hyperplaneFaces), double(w.frictionScale), double(w.speculative), double(int(s.ncp)),
+            double(int(s.linearSolver)), double(s.newtonIterations), double(s.linearIterations),
+            double(s.newtonTolerance), double(s.linearTolerance), double(s.damping), double(s.regularization),
+            double(s.warmStart), double(s.complementarityPreconditioner), double(s.stabilization),
+            double(s.maxPushoutSpeed)};
+}
+
+template <class Exec>
+void PipelineWorld<Exec>::step() {
+    State& state = world_.state();
+    if (!uploaded_ || d_.bodies != world_.model().bodyCount() || state.time != lastTime_) upload();
+    const int n = d_.bodies;
+    const bool sorted = options_.deterministic || !Exec::kHasAtomicScatter;
+    ex_.copy(d_.startPos.data(), d_.pos.data(), n);
+    ex_.copy(d_.startRot.data(), d_.rot.data(), n);
+    ex_.copy(d_.startLinVel.data(), d_.linVel.data(), n);
+    ex_.copy(d_.startAngVel.data(), d_.angVel.data(), n);
+    ex_.copy(d_.warmAtStart.data(), d_.warm.data(), warmCount_);
+    for (;;) {
+        StepCounters start{};
+        start.time = time_;
+        start.bodies = n;
+        start.shapes = d_.shapes;
+        start.warmCount = warmCount_;
+        ex_.upload(d_.counters.data(), &start, 1);
+        ex_.record(signature(sorted), [&] { recordStep(ex_, d_, world_.settings, sorted); });
+        ex_.download(&d_.hostCounters, d_.counters.data(), 1);
+        ex_.download(state.pos.data(), d_.pos.data(), n);
+        ex_.download(state.rot.data(), d_.rot.data(), n);
+        ex_.download(state.linVel.data(), d_.linVel.data(), n);
+        ex_.download(state.angVel.data(), d_.angVel.data(), n);
+        ex_.sync();   // the one synchronization of the step
+        if (!d_.hostCounters.overflow) break;
+        grow();   // and run the step again from its start
+        ex_.copy(d_.pos.data(), d_.startPos.data(), n);
+        ex_.copy(d_.rot.data(), d_.startRot.data(), n);
+        ex_.copy(d_.linVel.data(), d_.startLinVel.data(), n);
+        ex_.copy(d_.angVel.data(), d_.startAngVel.data(), n);
+        ex_.copy(d_.warm.data(), d_.warmAtStart.data(), warmCount_);
+    }
+    const StepCounters& c = d_.hostCounters;
+    state.time = time_ = lastTime_ = c.time;
+    state.warm.clear();   // the cache lives in the executor's memory (sync() uploads the host's)
+    warmCount_ = c.warmCount;
+
+    const int substeps = world_.settings.substeps > 0 ? world_.settings.substeps : 1;
+    profile_ = StepProfile{};
+    for (int s = 0; s < substeps; ++s) {   // by name: StepProfile has gained fields before
+        profile_.broadPhase += ex_.seconds(5 * s, 5 * s + 1);
+        profile_.narrowPhase += ex_.seconds(5 * s + 1, 5 * s + 2);
+        profile_.contactModel += ex_.seconds(5 * s + 2, 5 * s + 3);
+        profile_.solve += ex_.seconds(5 * s + 3, 5 * s + 4);
+        profile_.integrate += ex_.seconds(5 * s + 4, 5 * s + 5);
+    }
+    profile_.total = ex_.seconds(0, 5 * substeps);
+    stats_.newtonIterations = c.newtonIterations;
+    stats_.linearIterations = c.linearIterations;
+    stats_.residualFinal = c.merit;
+    const int history = c.rowCount > 0 ? std::min(c.newtonIterations + 1, kMaxNewtonHistory) : 0;
+    stats_.newtonResidual.assign(c.newtonResidual, c.newtonResidual + history);
+    stats_.linearResidual.clear();
+    buffers_.pairs = c.pairCount;
+    buffers_.contacts = c.contactCount;
+    buffers_.rows = c.rowCount;
+    buffers_.pairCapacity = d_.pairCapacity;
+    buffers_.contactCapacity = d_.contactCapacity;
+    buffers_.rowCapacity = d_.rowCapacity;
+    buffers_.pairContactCapacity = d_.pairSlots;
+}
+
+}  // namespace cs

@@ -1,0 +1,127 @@
+// The device pipeline run by the host executor against the CPU backend (World::step), on every
+// library scene the pipeline covers: the same pipeline text the CUDA executor runs on a GPU
+// (engine/exec/pipeline_*.h), so its control flow (counts, capacities, growth and re-runs,
+// compaction, the solver's loops, gates and scalar steps) is checked in every build.
+//
+// Stated tolerance: the host executor adds every sum in the CPU backend's order and scatters in
+// the CPU's run order, so for Jacobi, PCG and PCR the two agree bit for bit: the contact counts
+// of every step and every position after 60 steps are required to be equal (difference 0).
+// Gauss-Seidel colours its rows differently (parallel rounds instead of the CPU's serial greedy
+// colouring): a different sweep order, checked against a bound instead. The capacities start at
+// 2 pairs, 2 contacts and 1 contact per pair, so every scene grows its buffers and re-runs steps.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <string>
+
+#include "engine/exec/host_executor.h"
+#include "engine/exec/pipeline_world.h"
+#include "engine/scene/scene_loader.h"
+
+using namespace cs;
+
+namespace {
+
+World loadWorld(const std::string& name) {
+    Model model;
+    WorldSettings settings;
+    SceneInfo info;
+    std::string error;
+    REQUIRE_MESSAGE(loadScene(name, model, settings, info, &error), error);
+    return World(std::move(model), settings);
+}
+
+PipelineOptions smallBuffers() {
+    PipelineOptions o;
+    o.initialPairs = 2;
+    o.initialContacts = 2;
+    o.initialSlots = 1;
+    return o;
+}
+
+struct Parity {
+    Real worstPosition = 0;    // m, largest |x_cpu - x_pipeline| over all bodies and steps
+    int countMismatches = 0;   // steps (of the first countSteps) with different contact counts
+    int firstMismatch = -1;
+    long long growth = 0;
+};
+
+// Steps both worlds `steps` times; contact counts compared over the first countSteps.
+Parity compare(World& cpu, World& host, int steps, int countSteps) {
+    PipelineWorld<HostExecutor> pipeline(host, smallBuffers());
+    Parity p;
+    for (int i = 0; i < steps; ++i) {
+        cpu.step();
+        pipeline.step();
+        if (i < countSteps && pipeline.contactCount() != (int)cpu.contacts().size()) {
+            if (p.firstMismatch < 0) p.firstMismatch = i;
+            ++p.countMismatches;
+        }
+        for (int b = 0; b < cpu.model().bodyCount(); ++b)
+            p.worstPosition = std::max(p.worstPosition, length(cpu.state().pos[b] - host.state().pos[b]));
+    }
+    p.growth = pipeline.bufferStats().growthEvents;
+    return p;
+}
+
+}  // namespace
+
+TEST_CASE("exec parity: the device pipeline on the host executor equals the CPU backend on every library scene") {
+    constexpr int kSteps = 60, kCountSteps = 20;
+    int compared = 0;
+    for (const std::string& name : listScenes()) {
+        CAPTURE(name);
+        World cpu = loadWorld(name);
+        World host = loadWorld(name);
+        std::string why;
+        if (!pipelineSupports(host, &why)) {
+            MESSAGE(name << ": not on the device pipeline (" << why << ")");
+            continue;
+        }
+        const Parity p = compare(cpu, host, kSteps, kCountSteps);
+        MESSAGE(name << ": largest position difference " << p.worstPosition << " m over " << kSteps
+                     << " steps; contact-count mismatches in the first " << kCountSteps << " steps: "
+                     << p.countMismatches << "; buffer growth re-runs: " << p.growth);
+        CHECK(p.countMismatches == 0);
+        CHECK(p.worstPosition == 0);
+        CHECK(p.growth > 0);
+        ++compared;
+    }
+    CHECK(compared >= 10);
+}
+
+TEST_CASE("exec parity: every linear solver and NCP function, substeps, on the pyramid and the card house") {
+    struct Variant {
+        const char* name;
+        LinearSolverType solver;
+        NcpFunction ncp;
+        int substeps;
+        Real tolerance;   // m; 0: bit for bit
+        int iterations;
+    };
+    const Variant variants[] = {
+        {"jacobi", LinearSolverType::Jacobi, NcpFunction::FischerBurmeister, 1, 0, 40},
+        {"pcg", LinearSolverType::PCG, NcpFunction::FischerBurmeister, 1, 0, 40},
+        {"pcr/min-map", LinearSolverType::PCR, NcpFunction::MinimumMap, 1, 0, 40},
+        {"pcr/2 substeps", LinearSolverType::PCR, NcpFunction::FischerBurmeister, 2, 0, 40},
+        {"gs", LinearSolverType::GaussSeidel, NcpFunction::FischerBurmeister, 1, Real(2e-3), 40},
+    };
+    for (const char* scene : {"pyramid", "card_house"}) {
+        for (const Variant& v : variants) {
+            CAPTURE(scene);
+            CAPTURE(v.name);
+            World cpu = loadWorld(scene), host = loadWorld(scene);
+            for (World* w : {&cpu, &host}) {
+                w->settings.solver.linearSolver = v.solver;
+                w->settings.solver.ncp = v.ncp;
+                w->settings.substeps = v.substeps;
+                w->settings.solver.linearIterations = v.iterations;
+            }
+            const Parity p = compare(cpu, host, 40, 20);
+            MESSAGE(std::string(scene) << " " << std::string(v.name) << ": largest position difference " << p.worstPosition
+                          << " m over 40 steps; contact-count mismatches: " << p.countMismatches);
+            CHECK(p.countMismatches == 0);
+            CHECK(p.worstPosition <= v.tolerance);
+        }
+    }
+}
