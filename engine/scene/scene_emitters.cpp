@@ -59,7 +59,7 @@ void readEmitter(const Json& v, const std::string& path, SceneContext& ctx) {
         // can exceed an int.
         const double n = std::ceil(double(until - start) / double(period) - 1e-9);
         if (!(n <= Limits::bodies))
-            obj.fail("until", "emits " + describe(Json(n)) + " bodies (the limit is " +
+            obj.fail("until", "emits " + formatNumber(n) + " bodies (the limit is " +
                                   std::to_string(Limits::bodies) + ")");
         count = std::max(1, int(n));
     }

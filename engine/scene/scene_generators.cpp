@@ -56,7 +56,7 @@ void pyramid(JsonObject& obj, Placer& out, const std::string& name) {
     if (layout != "wall" && layout != "square") obj.fail("layout", "expected \"wall\" or \"square\"");
     const double total = layout == "wall" ? base * (base + 1.0) / 2 : base * (base + 1.0) * (2 * base + 1.0) / 6;
     if (total > Limits::bodies)
-        obj.fail("base", "makes " + describe(Json(total)) + " bodies (the limit is " + std::to_string(Limits::bodies) + ")");
+        obj.fail("base", "makes " + formatNumber(total) + " bodies (the limit is " + std::to_string(Limits::bodies) + ")");
     BodyDesc b = boxBody(half);
     readBodyCommon(obj, b);
     out.colorGiven = obj.has("color");
@@ -114,7 +114,7 @@ void repeat(JsonObject& obj, Placer& out, const std::string& name, bool grid) {
         ny = int(readInteger(c[1], p + "/1", obj.ctx(), 1, Limits::bodies));
         nz = int(readInteger(c[2], p + "/2", obj.ctx(), 1, Limits::bodies));
         if (double(nx) * ny * nz > Limits::bodies)
-            obj.fail("counts", "makes " + describe(Json(double(nx) * ny * nz)) + " bodies (the limit is " +
+            obj.fail("counts", "makes " + formatNumber(double(nx) * ny * nz) + " bodies (the limit is " +
                                    std::to_string(Limits::bodies) + ")");
         offset = obj.vec3("spacing");
     } else {

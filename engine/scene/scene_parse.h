@@ -115,6 +115,8 @@ long long readInteger(const Json& v, const std::string& path, const SceneContext
 // A value in a message: a scalar as written (cut to 40 characters), an array or object by its size,
 // never the whole (possibly deep) value.
 std::string describe(const Json& v);
+// A count or size computed in double, for messages: "20000", "1e+15".
+std::string formatNumber(double x);
 Vec3 readVec3(const Json& v, const std::string& path, const SceneContext& ctx);
 Quat readRotation(const Json& v, const std::string& path, const SceneContext& ctx);
 // "position" and "rotation" of an object (both optional).

@@ -2,6 +2,7 @@
 // message, unknown-field rejection, poses and rotations (docs/scene-format.md, "Poses").
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 #include "engine/scene/scene_parse.h"
@@ -14,6 +15,12 @@ std::string describe(const Json& v) {
     std::string s = v.dump();   // a scalar: no recursion
     if (s.size() > 40) s = s.substr(0, 37) + "...";
     return s;
+}
+
+std::string formatNumber(double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", x);
+    return buf;
 }
 
 namespace {
@@ -42,7 +49,7 @@ void SceneContext::addBody(BodyDesc body, const std::string& path) {
     const Quat q = body.pose.rot;
     for (Real c : {p.x, p.y, p.z})
         if (!(std::fabs(c) <= Real(Limits::length)))
-            fail(path, "position " + (std::isfinite(c) ? describe(Json(c)) : std::string("not finite")) +
+            fail(path, "position " + (std::isfinite(c) ? formatNumber(c) : std::string("not finite")) +
                            " is out of range (|x| <= 1e6 m)");
     if (!std::isfinite(q.w + q.x + q.y + q.z)) fail(path, "rotation is not finite");
     for (Vec3 v : {body.linVel, body.angVel})
@@ -56,14 +63,13 @@ void SceneContext::addBody(BodyDesc body, const std::string& path) {
     bodyPaths.push_back(path);
 }
 
-// Sweep over the parts' world bounding boxes along x (bodies present at t = 0). The loop stops at
-// the limit, so it is bounded by the number of pairs it allows, plus one pass over the sorted boxes.
+// Sweep over the parts' world bounding boxes, where each body appears, along x. The loop stops
+// at the limit, so it is bounded by the pairs it allows plus the boxes that overlap along x.
 void SceneContext::checkStartPairs() const {
     struct Box { Vec3 lo, hi; int body; };
     std::vector<Box> boxes;
     for (size_t b = 0; b < bodies.size(); ++b) {
         const BodyDesc& body = bodies[b];
-        if (body.spawnTime > 0) continue;
         for (const ShapeDesc& shape : body.shapes) {
             const Transform t = composeTransforms(body.pose, shape.local);
             Box box{t.pos, t.pos, int(b)};
@@ -85,14 +91,14 @@ void SceneContext::checkStartPairs() const {
     for (size_t i = 0; i < boxes.size(); ++i)
         for (size_t j = i + 1; j < boxes.size() && boxes[j].lo.x <= boxes[i].hi.x; ++j) {
             const Box &a = boxes[i], &b = boxes[j];
-            if (a.body == b.body || (bodies[a.body].isStatic && bodies[b.body].isStatic)) continue;
+            const BodyDesc &A = bodies[a.body], &B = bodies[b.body];
+            if (a.body == b.body || (A.isStatic && B.isStatic)) continue;
+            if (std::fabs(A.spawnTime - B.spawnTime) >= Real(Limits::spawnWindow)) continue;
             if (a.lo.y > b.hi.y || b.lo.y > a.hi.y || a.lo.z > b.hi.z || b.lo.z > a.hi.z) continue;
             if (++pairs > limit)
-                fail(bodyPaths[a.body], "more than " + std::to_string(limit) +
-                                            " pairs of parts overlap at the start (the limit: " +
+                fail(bodyPaths[a.body], "more than " + std::to_string(limit) + " pairs of parts (" +
                                             std::to_string(Limits::pairsPerPart) +
-                                            " per part); are bodies placed in one spot? (with " +
-                                            bodyPaths[b.body] + ")");
+                                            " per part, the limit) overlap where they appear: bodies put in one spot?");
         }
 }
 

@@ -36,7 +36,7 @@ void checkLengths(const std::vector<Vec3>& points, const std::string& path, cons
         for (Real c : {points[i].x, points[i].y, points[i].z})
             if (!(std::fabs(c) <= Real(Limits::length)))
                 ctx.fail(path, "point " + std::to_string(i) + " has a coordinate " +
-                                   (std::isfinite(c) ? describe(Json(c)) : std::string("that is not finite")) +
+                                   (std::isfinite(c) ? formatNumber(c) : std::string("that is not finite")) +
                                    " out of range (|x| <= 1e6 m)");
 }
 
