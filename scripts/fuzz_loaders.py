@@ -12,8 +12,8 @@ library naming a device, 10^3 to 10^5 vertices, an extreme scale). Each case run
 
 with a time bound and one OpenMP thread (OMP_NUM_THREADS=1: on a loaded machine spinning
 threads would make time bounds meaningless), and is classed: exit 0, 1, 2 or 3 is clean (exit 2 must print exactly one
-line on stderr, otherwise it counts as a multi-line message); a signal or another status is a
-crash; running past the bound is a hang. Crashing, hanging and multi-line inputs are kept under
+line on stderr, otherwise it counts as a multi-line message); a signal, another status or a
+sanitizer's report (a CS_SANITIZE=ON build) is a crash; running past the bound is a hang. Crashing, hanging and multi-line inputs are kept under
 --out for the regression corpus (tests/fuzz_corpus/).
 
     scripts/fuzz_loaders.py --sandbox build/sandbox --cases 3000 --seed 1 --out /tmp/fuzz
@@ -61,6 +61,7 @@ COUNT_KEYS = {"count": [65536, 100000, 1000000, 2147483647, 4294967297],
               "density": [1e300, 1e-300],
               "velocity": [[1e300, 0, 0], [1e155, 0, 0]],
               "dt": [1e-300, 1e300, 1]}
+SANITIZER_TAGS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:")
 CONTROL_STRINGS = ["a\nb", "line1\nline2\nline3", "tab\there", "cr\rx", "nul\u0000x", "esc\u001b[31m"]
 
 
@@ -226,7 +227,9 @@ def run_case(sandbox, scene, timeout):
     except subprocess.TimeoutExpired:
         return "hang", None, "", time.time() - t0
     err = p.stderr.decode("utf-8", "replace")
-    if p.returncode in (0, 1, 2, 3):
+    if any(tag in err for tag in SANITIZER_TAGS):
+        kind = "crash"   # a report of a sanitizer build (CS_SANITIZE=ON), whatever the status
+    elif p.returncode in (0, 1, 2, 3):
         lines = err.rstrip("\n").count("\n") + 1 if err else 0
         kind = "multiline" if p.returncode == 2 and lines != 1 else "clean"
     else:
