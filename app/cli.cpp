@@ -20,6 +20,16 @@ bool parseDouble(const std::string& s, double& v) {
     return errno == 0 && end && *end == '\0' && std::isfinite(v);
 }
 
+// A number or a fraction of two ("1/120"), as the peers' tools take a time step.
+bool parseFraction(const std::string& s, double& v) {
+    const size_t slash = s.find('/');
+    if (slash == std::string::npos) return parseDouble(s, v);
+    double num, den;
+    if (!parseDouble(s.substr(0, slash), num) || !parseDouble(s.substr(slash + 1), den) || den == 0) return false;
+    v = num / den;
+    return std::isfinite(v);
+}
+
 bool parseInt(const std::string& s, long long& v) {
     if (s.empty()) return false;
     char* end = nullptr;
@@ -77,7 +87,7 @@ bool parseRunOptions(int argc, char** argv, int first, RunOptions& o, std::strin
                 if (a == k) return fail("option " + a + " needs a value");
             return fail("unknown option " + a + " (see sandbox --help)");
         }
-        auto bad = [&](const char* expected) { return fail("bad value \"" + v + "\" for " + a + ": expected " + expected); };
+        auto bad = [&](const std::string& expected) { return fail("bad value \"" + v + "\" for " + a + ": expected " + expected); };
         double d;
         long long n;
         if (a == "--contact") {
@@ -93,13 +103,20 @@ bool parseRunOptions(int argc, char** argv, int first, RunOptions& o, std::strin
             if (!parseNcpFunctionName(v, f)) return bad("fb or min");
             o.ncp = f;
         } else if (a == "--dt") {
-            if (!parseDouble(v, d) || !(d > 0) || d > 1) return bad("a time step in (0, 1] seconds");
+            if (!parseFraction(v, d) || !(d > 0) || d > 1) return bad("a time step in (0, 1] seconds (1/120 or 0.00833)");
             o.dt = d;
         } else if (a == "--seconds") {
-            if (!parseDouble(v, d) || !(d > 0) || d > 1e6) return bad("a positive number of seconds");
+            if (!parseFraction(v, d) || !(d > 0) || d > 1e6) return bad("a positive number of seconds");
             o.seconds = d;
         } else if (a == "--steps" || a == "--newton" || a == "--iters" || a == "--substeps" || a == "--threads") {
-            if (!parseInt(v, n) || n < 1 || n > 100000000) return bad("a positive integer");
+            // The scene format's limits (SceneLimits) hold on the command line too.
+            const long long most = a == "--newton"     ? SceneLimits::newton
+                                   : a == "--iters"    ? SceneLimits::iters
+                                   : a == "--substeps" ? SceneLimits::substeps
+                                   : a == "--threads"  ? 1024
+                                                       : 100000000;
+            if (!parseInt(v, n) || n < 1 || n > most)
+                return bad("a positive integer, at most " + std::to_string(most));
             if (a == "--steps") o.steps = int(n);
             else if (a == "--newton") o.newton = int(n);
             else if (a == "--iters") o.iters = int(n);

@@ -16,9 +16,30 @@
 
 #if defined(CS_HAVE_GUI)
 #include "app/gui/gui.h"
+#include "app/gui/gui_options.h"
 #endif
+#include "engine/scene/scene_loader.h"
 
 namespace {
+
+#if defined(CS_HAVE_GUI)
+// Every bad input exits with status 2 (cli.h), the GUI's and the recorder's scenes too: a scene
+// that does not load is reported here, before a window or a GL context is opened. argv as for
+// runGui; 0 when the scene loads (or is not named, or a session is replayed).
+int checkGuiScene(int argc, char** argv, bool record) {
+    cs::GuiOptions options;
+    std::string error;
+    if (!cs::parseGuiOptions(argc, argv, record, options, &error) || options.help || !options.replay.empty() ||
+        options.scene.empty())
+        return 0;   // runGui / runRecord report their own option errors
+    cs::Model model;
+    cs::WorldSettings settings;
+    cs::SceneInfo info;
+    if (cs::loadScene(options.scene, model, settings, info, &error)) return 0;
+    std::fprintf(stderr, "sandbox %s: %s\n", record ? "record" : "gui", error.c_str());
+    return cs::kExitUsage;
+}
+#endif
 
 #if !defined(CS_HAVE_GUI)
 // Without the GUI, `sandbox [gui] [SCENE] [options]` runs the scene headless instead.
@@ -46,7 +67,7 @@ int main(int argc, char** argv) {
     if (cmd == "experiment") return runExperiment(argc, argv);
     if (cmd == "list") {
         if (argc > 2) {
-            std::fprintf(stderr, "sandbox list: unexpected argument \"%s\"\n", argv[2]);
+            std::fprintf(stderr, "sandbox list: unexpected argument \"%s\"\n", cs::escapeControl(argv[2]).c_str());
             return cs::kExitUsage;
         }
         return cs::listCommand();
@@ -56,10 +77,19 @@ int main(int argc, char** argv) {
         return 0;
     }
 #if defined(CS_HAVE_GUI)
-    if (cmd == "gui") return cs::runGui(argc - 1, argv + 1);
-    if (cmd == "record") return cs::runRecord(argc - 1, argv + 1);
-    if (cmd.empty() || cmd[0] != '-') return cs::runGui(argc, argv);   // `sandbox [SCENE] ...`
-    std::fprintf(stderr, "sandbox: unknown option %s (see sandbox --help)\n", cmd.c_str());
+    if (cmd == "gui") {
+        if (int status = checkGuiScene(argc - 1, argv + 1, false)) return status;
+        return cs::runGui(argc - 1, argv + 1);
+    }
+    if (cmd == "record") {
+        if (int status = checkGuiScene(argc - 1, argv + 1, true)) return status;
+        return cs::runRecord(argc - 1, argv + 1);
+    }
+    if (cmd.empty() || cmd[0] != '-') {   // `sandbox [SCENE] ...`
+        if (int status = checkGuiScene(argc, argv, false)) return status;
+        return cs::runGui(argc, argv);
+    }
+    std::fprintf(stderr, "sandbox: unknown option %s (see sandbox --help)\n", cs::escapeControl(cmd).c_str());
     return cs::kExitUsage;
 #else
     if (cmd == "record") {
@@ -68,7 +98,7 @@ int main(int argc, char** argv) {
     }
     if (cmd == "gui") return headlessInstead(argc, argv, 2);
     if (cmd.empty() || cmd[0] != '-') return headlessInstead(argc, argv, 1);
-    std::fprintf(stderr, "sandbox: unknown option %s (see sandbox --help)\n", cmd.c_str());
+    std::fprintf(stderr, "sandbox: unknown option %s (see sandbox --help)\n", cs::escapeControl(cmd).c_str());
     return cs::kExitUsage;
 #endif
 }

@@ -62,7 +62,7 @@ int runHeadless(const RunOptions& o) {
     SceneLoadOptions load;
     load.seedOffset = o.seed;
     if (!loadScene(o.scene, model, settings, info, &error, load)) {
-        std::fprintf(stderr, "sandbox: %s\n", error.c_str());
+        std::fprintf(stderr, "sandbox: %s\n", error.c_str());   // one line: loadScene escapes it
         return kExitUsage;
     }
     applyRunOptions(o, settings);
@@ -152,11 +152,11 @@ int runHeadless(const RunOptions& o) {
     int status = s.nan && !stateIsFinite(world) ? 1 : 0;
     std::string err;
     if (!o.trace.empty() && !writeTraceCsv(s, o.trace, &err)) {
-        std::fprintf(stderr, "sandbox: %s\n", err.c_str());
+        std::fprintf(stderr, "sandbox: %s\n", escapeControl(err).c_str());
         status = 3;
     }
     if (!o.stateOut.empty() && !writeStateJson(world, o.stateOut, &err)) {
-        std::fprintf(stderr, "sandbox: %s\n", err.c_str());
+        std::fprintf(stderr, "sandbox: %s\n", escapeControl(err).c_str());
         status = 3;
     }
     if (o.json) {
@@ -173,7 +173,7 @@ int runCommand(int argc, char** argv, int first) {
     RunOptions o;
     std::string error;
     if (!parseRunOptions(argc, argv, first, o, &error)) {
-        std::fprintf(stderr, "sandbox run: %s\n", error.c_str());
+        std::fprintf(stderr, "sandbox run: %s\n", escapeControl(error).c_str());
         return kExitUsage;
     }
     return runHeadless(o);

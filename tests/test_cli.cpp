@@ -22,9 +22,8 @@ struct Result {
     std::string out;
 };
 
-// Runs `sandbox ARGS`; `merge` folds stderr into the captured output.
-Result sandbox(const std::string& args, bool merge = true) {
-    std::string cmd = std::string("'") + CS_SANDBOX_EXE + "' " + args + (merge ? " 2>&1" : " 2>/dev/null");
+// Runs a shell command line and captures its stdout.
+Result shell(const std::string& cmd) {
     Result r;
     FILE* p = popen(cmd.c_str(), "r");
     REQUIRE(p != nullptr);
@@ -34,6 +33,11 @@ Result sandbox(const std::string& args, bool merge = true) {
     int st = pclose(p);
     r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
     return r;
+}
+
+// Runs `sandbox ARGS`; `merge` folds stderr into the captured output.
+Result sandbox(const std::string& args, bool merge = true) {
+    return shell(std::string("'") + CS_SANDBOX_EXE + "' " + args + (merge ? " 2>&1" : " 2>/dev/null"));
 }
 
 int lineCount(const std::string& s) {
@@ -189,5 +193,47 @@ TEST_CASE("cli: experiment writes the pouring sweep's CSVs") {
     CHECK(n == 4);
     for (const char* suffix : {"_overlap.csv", "_steps.csv"})
         CHECK(std::filesystem::exists(dir + "/peg_pour3d" + suffix));
+    std::filesystem::remove_all(dir);
+}
+
+namespace {
+
+// Runs `sandbox ARGS` killed after `seconds` (status 137 then), stderr only.
+Result sandboxWithin(int seconds, const std::string& args) {
+    return shell("OMP_NUM_THREADS=1 timeout -s KILL " + std::to_string(seconds) + " '" + CS_SANDBOX_EXE + "' " + args +
+                 " 2>&1 >/dev/null");
+}
+
+}  // namespace
+
+// Issue 22, items 6, 8 and 9: status 2 for every bad input, the GUI's and the recorder's scenes
+// too; a time step as a fraction; arguments with control characters echoed on one line; an OBJ's
+// material library never opened.
+TEST_CASE("cli: one exit status for bad input, --dt as a fraction, no material files") {
+    Result gui = sandbox("gui no_such_scene --frames 1");
+    CAPTURE(gui.out);
+    CHECK(gui.status == 2);   // before: 1
+    CHECK(gui.out.find("unknown scene \"no_such_scene\"") != std::string::npos);
+    Result record = sandbox("record no_such_scene --out '" + tempPath("x.mp4") + "'");
+    CAPTURE(record.out);
+    CHECK(record.status == 2);
+
+    Result fraction = sandbox("run box_on_plane --steps 2 --dt 1/120 --json", false);
+    REQUIRE(fraction.status == 0);   // before: 2, "bad value"
+    CHECK(nlohmann::json::parse(fraction.out)["dt"].get<double>() == doctest::Approx(1.0 / 120));
+    checkUsageError("run box_on_plane --dt 1/0", "--dt");
+    checkUsageError("run box_on_plane --dt 2/1", "--dt");
+    checkUsageError("run box_on_plane --substeps 2147483647", "at most 1000");
+    checkUsageError("run \"$(printf 'no\\nsuch')\" --steps 1", "unknown scene \"no\\nsuch\"");
+    checkUsageError("run box_on_plane \"--bo$(printf '\\t')gus\"", "unknown option --bo\\tgus");
+
+    const std::string dir = tempPath("mtl");
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir + "/mesh.obj") << "mtllib ../../../../../../../../../dev/urandom\nv 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\n";
+    std::ofstream(dir + "/scene.json") << R"({"bodies": [{"generator": "ground"},
+        {"shape": {"type": "obj", "path": "mesh.obj"}, "position": [0, 0, 1]}]})";
+    Result mtl = sandboxWithin(30, "run '" + dir + "/scene.json' --steps 3 --no-progress");
+    CAPTURE(mtl.out);
+    CHECK(mtl.status == 0);   // before: killed after 30 s, reading /dev/urandom
     std::filesystem::remove_all(dir);
 }

@@ -23,6 +23,8 @@ namespace cs {
 
 namespace {
 
+constexpr Real kMaxHullCoordinate = Real(1e12);
+
 // Orders the vertices of one planar face counter-clockwise about the outward normal n.
 void orderLoop(const std::vector<Vec3>& verts, Vec3 n, std::vector<int>& loop) {
     Vec3 center{0, 0, 0};
@@ -125,7 +127,7 @@ static BuildResult finishPolytope(ConvexPolytope& p) {
     return {};
 }
 
-BuildResult buildConvexHull(const std::vector<Vec3>& points, ConvexPolytope& out) {
+BuildResult buildConvexHull(const std::vector<Vec3>& points, ConvexPolytope& out, int maxVertices) {
     out = ConvexPolytope{};
     if (points.size() < 4)
         return {false, "convex hull needs at least 4 points, got " + std::to_string(points.size())};
@@ -135,6 +137,11 @@ BuildResult buildConvexHull(const std::vector<Vec3>& points, ConvexPolytope& out
         Vec3 q = points[i];
         if (!std::isfinite(q.x) || !std::isfinite(q.y) || !std::isfinite(q.z))
             return {false, "convex hull input has a non-finite coordinate"};
+        // qhull squares coordinates (distances, normals): past ~1e154 they overflow and it
+        // dereferences a null facet (qh_normalize2). Far below that, and far beyond any scene.
+        if (std::fabs(q.x) > kMaxHullCoordinate || std::fabs(q.y) > kMaxHullCoordinate ||
+            std::fabs(q.z) > kMaxHullCoordinate)
+            return {false, "convex hull input has a coordinate beyond 1e12"};
         lo = vmin(lo, q);
         hi = vmax(hi, q);
         coords[3 * i + 0] = q.x;
@@ -153,6 +160,9 @@ BuildResult buildConvexHull(const std::vector<Vec3>& points, ConvexPolytope& out
     int code = session.run(3, (int)points.size(), coords.data(), command);
     if (code != 0) return {false, "convex hull failed: " + session.firstErrorLine()};
     qhT* qh = &session.qh;
+    if (maxVertices > 0 && qh->num_vertices > maxVertices)
+        return {false, "convex hull: " + std::to_string(qh->num_vertices) + " vertices (the limit is " +
+                           std::to_string(maxVertices) + ")"};
 
     std::vector<int> hullIndex(points.size(), -1);
     facetT* facet;

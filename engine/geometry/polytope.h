@@ -62,7 +62,9 @@ struct BuildResult {
 
 // Builds the convex hull of points with qhull and fills all adjacency. Fails (ok == false) on
 // fewer than 4 points, coplanar or coincident point sets.
-BuildResult buildConvexHull(const std::vector<Vec3>& points, ConvexPolytope& out);
+// maxVertices > 0: a hull with more vertices is refused before its faces are built and checked
+// (that check is O(faces x vertices)).
+BuildResult buildConvexHull(const std::vector<Vec3>& points, ConvexPolytope& out, int maxVertices = 0);
 
 // Axis-aligned box with the given half extents, centred at the origin.
 ConvexPolytope makeBox(Vec3 halfExtents);
@@ -74,7 +76,7 @@ BuildResult makePrism(const std::vector<Vec3>& polygonXY, Real halfDepth, Convex
 // reproducible across runs and platforms (own generator, not std::uniform_real_distribution).
 BuildResult makeRandomPolytope(uint64_t seed, int count, Vec3 radii, ConvexPolytope& out);
 
-// Hull of the vertices of an OBJ mesh, loaded with tinyobjloader, scaled.
+// Hull of the vertices of an OBJ mesh (readObjVertices in obj_reader.h), scaled.
 BuildResult loadObjHull(const std::string& path, Real scale, ConvexPolytope& out);
 
 // Checks that every face is planar and convex and every vertex is on the inside of every face.

@@ -5,8 +5,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include <tiny_obj_loader.h>
-
+#include "engine/geometry/obj_reader.h"
 #include "engine/geometry/polytope.h"
 
 namespace cs {
@@ -79,21 +78,11 @@ BuildResult makeRandomPolytope(uint64_t seed, int count, Vec3 radii, ConvexPolyt
 BuildResult loadObjHull(const std::string& path, Real scale, ConvexPolytope& out) {
     out = ConvexPolytope{};
     if (!(scale > Real(0))) return {false, "OBJ '" + path + "': scale must be positive"};
-    tinyobj::ObjReaderConfig config;
-    config.triangulate = false;
-    config.mtl_search_path = "";
-    tinyobj::ObjReader reader;
-    if (!reader.ParseFromFile(path, config)) {
-        std::string why = reader.Error();
-        size_t nl = why.find('\n');
-        if (nl != std::string::npos) why.resize(nl);
-        return {false, "cannot read OBJ '" + path + "'" + (why.empty() ? "" : ": " + why)};
-    }
-    const std::vector<tinyobj::real_t>& v = reader.GetAttrib().vertices;
-    if (v.size() < 3) return {false, "OBJ '" + path + "' has no vertices"};
     std::vector<Vec3> points;
-    for (size_t i = 0; i + 2 < v.size(); i += 3)
-        points.push_back({scale * Real(v[i]), scale * Real(v[i + 1]), scale * Real(v[i + 2])});
+    std::string why;
+    if (!readObjVertices(path, points, &why)) return {false, "cannot read OBJ: " + why};
+    if (points.empty()) return {false, "OBJ '" + path + "' has no vertices"};
+    for (Vec3& p : points) p = scale * p;
     BuildResult r = buildConvexHull(points, out);
     if (!r.ok) r.error = "OBJ '" + path + "': " + r.error;
     return r;

@@ -14,8 +14,6 @@ namespace cs::scene {
 
 namespace {
 
-constexpr int kMaxEmitted = 100000;
-
 // Uniform random rotation (Shoemake 1992, "Uniform random rotations").
 Quat randomRotation(SceneRng& rng) {
     Real u1 = rng.uniform(0, 1), u2 = rng.uniform(0, 2 * Real(3.14159265358979323846)),
@@ -53,15 +51,20 @@ void readEmitter(const Json& v, const std::string& path, SceneContext& ctx) {
     if (hasCount == hasUntil) ctx.fail(path, "give exactly one of \"count\" or \"until\"");
     int count = 0;
     if (hasCount) {
-        count = obj.integer("count", 1);
+        count = obj.integer("count", 1, Limits::bodies);
     } else {
         Real until = obj.number("until");
         if (!(until > start)) obj.fail("until", "must be after \"start\"");
-        // Spawn times start + k period strictly before `until`.
-        count = int(std::ceil((until - start) / period - Real(1e-9)));
+        // Spawn times start + k period strictly before `until`; counted in double, as the count
+        // can exceed an int.
+        const double n = std::ceil(double(until - start) / double(period) - 1e-9);
+        if (!(n <= Limits::bodies))
+            obj.fail("until", "emits " + formatNumber(n) + " bodies (the limit is " +
+                                  std::to_string(Limits::bodies) + ")");
+        count = std::max(1, int(n));
     }
-    if (count > kMaxEmitted) ctx.fail(path, "emits " + std::to_string(count) + " bodies (at most " +
-                                                std::to_string(kMaxEmitted) + ")");
+    if (!std::isfinite(start + count * period))
+        obj.fail("period", "the last spawn time is not finite");
     JsonObject region = obj.object("region");
     Vec3 lo = region.vec3("min"), hi = region.vec3("max");
     for (int i = 0; i < 3; ++i)
@@ -71,7 +74,12 @@ void readEmitter(const Json& v, const std::string& path, SceneContext& ctx) {
     readRange(obj, "size", sizeLo, sizeHi, false);
     if (obj.has("points")) readRange(obj, "points", pointsLo, pointsHi, true);
     if (pointsLo < 4) obj.fail("points", "a polytope needs at least 4 points");
-    if (pointsHi > kMaxHullPoints) obj.fail("points", "is too large (at most " + std::to_string(kMaxHullPoints) + ")");
+    if (pointsHi > Limits::hullPoints)
+        obj.fail("points", "is too large (the limit is " + std::to_string(Limits::hullPoints) + ")");
+    if (sizeHi > Limits::length) obj.fail("size", "is out of range (the limit is 1e6 m)");
+    for (int i = 0; i < 3; ++i)
+        if (!(std::fabs(lo[i]) <= Limits::length && std::fabs(hi[i]) <= Limits::length))
+            region.fail("max", "the region is out of range (|x| <= 1e6 m)");
     int seed = obj.integer("seed", 0);
     bool randomOrientation = obj.flag("random_orientation", true);
     bool colorGiven = obj.has("color");

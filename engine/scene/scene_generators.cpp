@@ -49,12 +49,14 @@ void ground(JsonObject& obj, Placer& out, const std::string& name) {
 // A triangular wall (base, base-1, ..., 1 boxes per row; base(base+1)/2 in all) or a square
 // pyramid (base^2 + (base-1)^2 + ... + 1), bottom row resting on the frame's z = 0.
 void pyramid(JsonObject& obj, Placer& out, const std::string& name) {
-    int base = obj.integer("base", 1);
-    if (base > 1000) obj.fail("base", "is too large (at most 1000)");
+    int base = obj.integer("base", 1, 1000);
     Vec3 half = obj.has("half_extents") ? obj.positiveVec3("half_extents") : Vec3{Real(0.25), Real(0.25), Real(0.25)};
     Real gap = obj.nonNegative("spacing", 0);
     std::string layout = obj.text("layout", "wall");
     if (layout != "wall" && layout != "square") obj.fail("layout", "expected \"wall\" or \"square\"");
+    const double total = layout == "wall" ? base * (base + 1.0) / 2 : base * (base + 1.0) * (2 * base + 1.0) / 6;
+    if (total > Limits::bodies)
+        obj.fail("base", "makes " + formatNumber(total) + " bodies (the limit is " + std::to_string(Limits::bodies) + ")");
     BodyDesc b = boxBody(half);
     readBodyCommon(obj, b);
     out.colorGiven = obj.has("color");
@@ -74,7 +76,7 @@ void pyramid(JsonObject& obj, Placer& out, const std::string& name) {
 
 // A vertical stack of equal boxes, bottom first; "masses" sets each box's mass.
 void stack(JsonObject& obj, Placer& out, const std::string& name) {
-    int count = obj.integer("count", 1);
+    int count = obj.integer("count", 1, Limits::bodies);
     Vec3 half = obj.positiveVec3("half_extents");
     Real gap = obj.nonNegative("spacing", 0);
     BodyDesc b = boxBody(half);
@@ -106,14 +108,17 @@ void repeat(JsonObject& obj, Placer& out, const std::string& name, bool grid) {
     Quat step = quatIdentity();
     if (grid) {
         const Json& c = obj.require("counts");
-        if (!c.is_array() || c.size() != 3 || !c[0].is_number_integer() || !c[1].is_number_integer() ||
-            !c[2].is_number_integer() || c[0].get<int>() < 1 || c[1].get<int>() < 1 || c[2].get<int>() < 1)
-            obj.fail("counts", "expected three positive integers");
-        nx = c[0].get<int>(), ny = c[1].get<int>(), nz = c[2].get<int>();
-        if (double(nx) * ny * nz > kMaxSceneBodies) obj.fail("counts", "makes too many bodies");
+        if (!c.is_array() || c.size() != 3) obj.fail("counts", "expected three positive integers");
+        const std::string p = obj.pathOf("counts");
+        nx = int(readInteger(c[0], p + "/0", obj.ctx(), 1, Limits::bodies));
+        ny = int(readInteger(c[1], p + "/1", obj.ctx(), 1, Limits::bodies));
+        nz = int(readInteger(c[2], p + "/2", obj.ctx(), 1, Limits::bodies));
+        if (double(nx) * ny * nz > Limits::bodies)
+            obj.fail("counts", "makes " + formatNumber(double(nx) * ny * nz) + " bodies (the limit is " +
+                                   std::to_string(Limits::bodies) + ")");
         offset = obj.vec3("spacing");
     } else {
-        nx = obj.integer("count", 1);
+        nx = obj.integer("count", 1, Limits::bodies);
         offset = obj.vec3("offset");
         if (const Json* r = obj.find("rotation_step")) step = readRotation(*r, obj.pathOf("rotation_step"), obj.ctx());
     }
@@ -139,7 +144,7 @@ void repeat(JsonObject& obj, Placer& out, const std::string& name, bool grid) {
 // A semicircular arch of wedge-shaped blocks (voussoirs) in the frame's xz plane, centred on
 // the frame origin; its two end faces are horizontal at z = 0 and rest on whatever is put there.
 void arch(JsonObject& obj, Placer& out, const std::string& name) {
-    int blocks = obj.integer("blocks", 20, 2);
+    int blocks = obj.integer("blocks", 20, 2, 1000);
     Real r0 = obj.positive("inner_radius");
     Real r1 = r0 + obj.positive("thickness");
     Real d = obj.positive("half_depth");
@@ -167,7 +172,7 @@ void arch(JsonObject& obj, Placer& out, const std::string& name) {
 // inner bottom edges on the floor, tops touching), a flat card across the apexes of each row
 // that carries the next. levels = 2 gives 2 A-frames, 1 flat card, 1 A-frame: 7 cards.
 void cardHouse(JsonObject& obj, Placer& out, const std::string& name) {
-    int levels = obj.integer("levels", 2, 1);
+    int levels = obj.integer("levels", 2, 1, 100);
     Real h = obj.positive("card_half_length");
     Real w = obj.positive("card_half_width");
     Real t = obj.positive("card_half_thickness");

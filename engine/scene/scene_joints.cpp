@@ -6,6 +6,8 @@
 namespace cs::scene {
 
 void readJoint(const Json& v, const std::string& path, SceneContext& ctx) {
+    if (ctx.joints.size() >= size_t(Limits::joints))
+        ctx.fail(path, "the scene has more than " + std::to_string(Limits::joints) + " joints (the limit)");
     JsonObject obj(v, path, ctx);
     JointSpec spec;
     spec.path = path;

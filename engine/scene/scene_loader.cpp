@@ -43,6 +43,21 @@ std::string resolveScene(const std::string& nameOrPath) {
     return "";
 }
 
+std::string escapeControl(const std::string& message) {
+    static const char* kHex = "0123456789abcdef";
+    std::string out;
+    out.reserve(message.size());
+    for (char ch : message) {
+        const unsigned char c = (unsigned char)ch;
+        if (c == '\n') out += "\\n";
+        else if (c == '\r') out += "\\r";
+        else if (c == '\t') out += "\\t";
+        else if (c < 0x20 || c == 0x7f) out += std::string("\\x") + kHex[c >> 4] + kHex[c & 15];
+        else out += ch;
+    }
+    return out;
+}
+
 namespace {
 
 // nlohmann's parse_error carries the byte offset of the last character read; turn it into
@@ -157,6 +172,11 @@ bool loadSceneFromText(const std::string& text, const std::string& sourceName,
     si.name = fs::path(sourceName).stem().string();
     si.path = sourceName;
     try {
+        const scene::TextPosition deep = scene::findTooDeep(text);
+        if (deep.line > 0)
+            throw SceneError(sourceName + ":" + std::to_string(deep.line) + ":" + std::to_string(deep.column) +
+                             ": arrays and objects nested deeper than " + std::to_string(SceneLimits::jsonDepth) +
+                             " levels (the limit)");
         Json root;
         try {
             root = Json::parse(text);
@@ -164,12 +184,13 @@ bool loadSceneFromText(const std::string& text, const std::string& sourceName,
             throw SceneError(parseErrorLine(text, sourceName, e));
         }
         readScene(root, ctx, ws, si);
+        ctx.checkStartPairs();
         buildModel(ctx, built);
     } catch (const SceneError& e) {
-        if (error) *error = e.what();
+        if (error) *error = escapeControl(e.what());
         return false;
     } catch (const std::exception& e) {   // a library threw: still one line, never a crash
-        if (error) *error = sourceName + ": " + e.what();
+        if (error) *error = escapeControl(sourceName + ": " + e.what());
         return false;
     }
     si.generatedBodies = ctx.generatedBodies;
@@ -192,15 +213,15 @@ bool loadScene(const std::string& pathOrName, Model& model, WorldSettings& setti
         std::string names;
         for (const std::string& n : listScenes()) names += (names.empty() ? "" : ", ") + n;
         if (error)
-            *error = "unknown scene \"" + pathOrName + "\": not a file and not in the library (" +
-                     (names.empty() ? "empty" : names) + ")";
+            *error = escapeControl("unknown scene \"" + pathOrName + "\": not a file and not in the library (" +
+                                   (names.empty() ? "empty" : names) + ")");
         return false;
     }
     std::ifstream in(file, std::ios::binary);
     std::stringstream buffer;
     if (in.is_open()) buffer << in.rdbuf();
     if (!in.is_open() || in.bad()) {
-        if (error) *error = file + ": cannot read the file";
+        if (error) *error = escapeControl(file + ": cannot read the file");
         return false;
     }
     std::string dir = fs::path(file).parent_path().string();

@@ -37,6 +37,38 @@ struct SceneLoadOptions {
     uint64_t seedOffset = 0;           // added to every random seed (emitters, random shapes)
 };
 
+// Limits of a scene (docs/scene-format.md, "Limits"). Within them a step takes bounded time and
+// memory and every loop of the loader is bounded by its input's size; beyond them the loader
+// names the limit in its one-line error. The command line holds its options to the same limits.
+struct SceneLimits {
+    static constexpr int jsonDepth = 64;           // nesting of arrays and objects in the file
+    static constexpr int bodies = 10000;           // bodies, generated and emitted ones included
+    static constexpr int parts = 20000;            // convex parts (shapes) over all bodies
+    static constexpr int joints = 10000;
+    // Points of a hull, random or emitted polytope, and vertices of an OBJ part's hull: PhysX's
+    // limit for a convex mesh (255 vertices). The narrow phase of two hulls costs about the
+    // product of their sizes: two 1000-vertex hulls in contact took seconds per step.
+    static constexpr int hullPoints = 255;
+    static constexpr int objVertices = 100000;     // vertices of an OBJ file (its hull: hullPoints)
+    static constexpr long long objBytes = 16 << 20;   // size of an OBJ file
+    static constexpr int substeps = 1000;
+    static constexpr int newton = 1000;            // Newton iterations per step
+    static constexpr int iters = 10000;            // linear iterations per Newton iteration
+    static constexpr int passes = 100;             // projection and redetection passes
+    static constexpr double length = 1e6;          // m: |coordinate| of any position, point or extent
+    // Pairs of parts (of different bodies, not both static) whose bounding boxes overlap where
+    // they appear, counted when the two appear within spawnWindow s of each other (every body
+    // present at t = 0; emitted bodies dropped faster than they fall apart): at most pairsPerPart
+    // per part, or minPairs. A packed grid of boxes has 13 per part; bodies put in one spot
+    // (N^2 / 2 deep overlaps, each a full narrow-phase test and a block of rows) exceed it.
+    static constexpr int pairsPerPart = 16;
+    static constexpr double spawnWindow = 0.1;
+    static constexpr int minPairs = 10000;
+};
+
+// A message with its control characters escaped (\n, \t, \xNN), so that it prints as one line.
+std::string escapeControl(const std::string& message);
+
 // Library folder: CS_SOURCE_DIR "/assets/scenes".
 std::string sceneLibraryDir();
 

@@ -33,13 +33,18 @@ struct JointSpec {
     std::string path;            // JSON path, for messages
 };
 
-// Limits that keep a mistyped count from exhausting memory; beyond them the loader says so.
-constexpr int kMaxSceneBodies = 100000;
-constexpr int kMaxHullPoints = 100000;
+using Limits = SceneLimits;   // scene_loader.h
 
 // Line (1-based) of the member or array element at a JSON path ("/bodies/3/mass") in the text
 // it was parsed from, or -1 when the path is not there (json_lines.cpp).
 int jsonLineOfPath(const std::string& text, const std::string& path);
+
+// Where the text nests arrays and objects deeper than Limits::jsonDepth: the 1-based line and
+// column of the bracket that goes too deep, or line 0 when it does not (json_lines.cpp). Checked
+// before parsing, so that nothing later (the reader, its messages, the line scanner) recurses
+// deeper than that.
+struct TextPosition { int line = 0, column = 0; };
+TextPosition findTooDeep(const std::string& text);
 
 struct SceneContext {
     std::string file;            // for messages
@@ -53,10 +58,14 @@ struct SceneContext {
     std::vector<JointSpec> joints;
     int generatedBodies = 0;
     int emittedBodies = 0;
+    int parts = 0;                                 // convex parts over all bodies so far
 
     [[noreturn]] void fail(const std::string& path, const std::string& message) const;
     std::string where(const std::string& path) const;   // "file:line" (or "file" without a line)
-    void addBody(BodyDesc body, const std::string& path);   // checks the name is unique
+    // Checks the name is unique, the counts and the pose against Limits.
+    void addBody(BodyDesc body, const std::string& path);
+    // The pairs-at-start limit (Limits::pairsPerPart), over every body added.
+    void checkStartPairs() const;
     Color3 paletteColor(int index) const;
 };
 
@@ -78,8 +87,9 @@ public:
     Real positive(const char* key);                  // > 0, required
     Real positive(const char* key, Real fallback);
     Real nonNegative(const char* key, Real fallback);
-    int integer(const char* key, int minValue);      // required
-    int integer(const char* key, int fallback, int minValue);
+    int integer(const char* key, int minValue);                 // required
+    int integer(const char* key, int minValue, int maxValue);   // required, in [minValue, maxValue]
+    int integer(const char* key, int fallback, int minValue, int maxValue);
     bool flag(const char* key, bool fallback);
     std::string text(const char* key);
     std::string text(const char* key, const std::string& fallback);
@@ -99,6 +109,14 @@ private:
 
 // Value readers for values that are not object fields (array elements).
 Real readNumber(const Json& v, const std::string& path, const SceneContext& ctx);
+// An integer in [minValue, maxValue] (a JSON integer; a count past an int is an error, not a wrap).
+long long readInteger(const Json& v, const std::string& path, const SceneContext& ctx, long long minValue,
+                      long long maxValue);
+// A value in a message: a scalar as written (cut to 40 characters), an array or object by its size,
+// never the whole (possibly deep) value.
+std::string describe(const Json& v);
+// A count or size computed in double, for messages: "20000", "1e+15".
+std::string formatNumber(double x);
 Vec3 readVec3(const Json& v, const std::string& path, const SceneContext& ctx);
 Quat readRotation(const Json& v, const std::string& path, const SceneContext& ctx);
 // "position" and "rotation" of an object (both optional).

@@ -2,19 +2,28 @@
 // message, unknown-field rejection, poses and rotations (docs/scene-format.md, "Poses").
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 #include "engine/scene/scene_parse.h"
 
 namespace cs::scene {
 
-namespace {
-
 std::string describe(const Json& v) {
-    std::string s = v.dump();
+    if (v.is_array()) return "an array of " + std::to_string(v.size()) + " elements";
+    if (v.is_object()) return "an object of " + std::to_string(v.size()) + " members";
+    std::string s = v.dump();   // a scalar: no recursion
     if (s.size() > 40) s = s.substr(0, 37) + "...";
     return s;
 }
+
+std::string formatNumber(double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", x);
+    return buf;
+}
+
+namespace {
 
 constexpr Real kDegToRad = Real(3.14159265358979323846 / 180.0);
 
@@ -30,8 +39,21 @@ void SceneContext::fail(const std::string& path, const std::string& message) con
 }
 
 void SceneContext::addBody(BodyDesc body, const std::string& path) {
-    if (bodies.size() >= size_t(kMaxSceneBodies))
-        fail(path, "the scene has more than " + std::to_string(kMaxSceneBodies) + " bodies");
+    if (bodies.size() >= size_t(Limits::bodies))
+        fail(path, "the scene has more than " + std::to_string(Limits::bodies) + " bodies (the limit)");
+    parts += int(body.shapes.size());
+    if (parts > Limits::parts)
+        fail(path, "the scene has more than " + std::to_string(Limits::parts) + " convex parts (the limit)");
+    // A generator's offset or a frame can carry a pose out of range (1e308 * 2 = inf).
+    const Vec3 p = body.pose.pos;
+    const Quat q = body.pose.rot;
+    for (Real c : {p.x, p.y, p.z})
+        if (!(std::fabs(c) <= Real(Limits::length)))
+            fail(path, "position " + (std::isfinite(c) ? formatNumber(c) : std::string("not finite")) +
+                           " is out of range (|x| <= 1e6 m)");
+    if (!std::isfinite(q.w + q.x + q.y + q.z)) fail(path, "rotation is not finite");
+    for (Vec3 v : {body.linVel, body.angVel})
+        if (!std::isfinite(v.x + v.y + v.z)) fail(path, "velocity is not finite");
     if (!body.name.empty()) {
         if (frames.count(body.name))
             fail(path, "duplicate body name \"" + body.name + "\"");
@@ -39,6 +61,45 @@ void SceneContext::addBody(BodyDesc body, const std::string& path) {
     }
     bodies.push_back(std::move(body));
     bodyPaths.push_back(path);
+}
+
+// Sweep over the parts' world bounding boxes, where each body appears, along x. The loop stops
+// at the limit, so it is bounded by the pairs it allows plus the boxes that overlap along x.
+void SceneContext::checkStartPairs() const {
+    struct Box { Vec3 lo, hi; int body; };
+    std::vector<Box> boxes;
+    for (size_t b = 0; b < bodies.size(); ++b) {
+        const BodyDesc& body = bodies[b];
+        for (const ShapeDesc& shape : body.shapes) {
+            const Transform t = composeTransforms(body.pose, shape.local);
+            Box box{t.pos, t.pos, int(b)};
+            if (shape.type == ShapeType::Sphere) {
+                box.lo -= Vec3{shape.radius, shape.radius, shape.radius};
+                box.hi += Vec3{shape.radius, shape.radius, shape.radius};
+            }
+            for (const Vec3& v : shape.polytope.vertices) {
+                const Vec3 w = transformPoint(t, v);
+                box.lo = vmin(box.lo, w);
+                box.hi = vmax(box.hi, w);
+            }
+            boxes.push_back(box);
+        }
+    }
+    std::sort(boxes.begin(), boxes.end(), [](const Box& a, const Box& b) { return a.lo.x < b.lo.x; });
+    const long long limit = std::max<long long>(Limits::minPairs, (long long)Limits::pairsPerPart * parts);
+    long long pairs = 0;
+    for (size_t i = 0; i < boxes.size(); ++i)
+        for (size_t j = i + 1; j < boxes.size() && boxes[j].lo.x <= boxes[i].hi.x; ++j) {
+            const Box &a = boxes[i], &b = boxes[j];
+            const BodyDesc &A = bodies[a.body], &B = bodies[b.body];
+            if (a.body == b.body || (A.isStatic && B.isStatic)) continue;
+            if (std::fabs(A.spawnTime - B.spawnTime) >= Real(Limits::spawnWindow)) continue;
+            if (a.lo.y > b.hi.y || b.lo.y > a.hi.y || a.lo.z > b.hi.z || b.lo.z > a.hi.z) continue;
+            if (++pairs > limit)
+                fail(bodyPaths[a.body], "more than " + std::to_string(limit) + " pairs of parts (" +
+                                            std::to_string(Limits::pairsPerPart) +
+                                            " per part, the limit) overlap where they appear: bodies put in one spot?");
+        }
 }
 
 Color3 SceneContext::paletteColor(int index) const {
@@ -115,19 +176,14 @@ Real JsonObject::nonNegative(const char* key, Real fallback) {
     return x;
 }
 
-int JsonObject::integer(const char* key, int minValue) {
-    const Json& v = require(key);
-    if (!v.is_number_integer())
-        fail(key, "expected an integer, got " + describe(v));
-    long long x = v.get<long long>();
-    if (x < minValue) fail(key, "must be at least " + std::to_string(minValue) + " (got " +
-                                    std::to_string(x) + ")");
-    if (x > 2147483647) fail(key, "is too large (got " + std::to_string(x) + ")");
-    return int(x);
+int JsonObject::integer(const char* key, int minValue) { return integer(key, minValue, 2147483647); }
+
+int JsonObject::integer(const char* key, int minValue, int maxValue) {
+    return int(readInteger(require(key), pathOf(key), ctx_, minValue, maxValue));
 }
 
-int JsonObject::integer(const char* key, int fallback, int minValue) {
-    return has(key) ? integer(key, minValue) : fallback;
+int JsonObject::integer(const char* key, int fallback, int minValue, int maxValue) {
+    return has(key) ? integer(key, minValue, maxValue) : fallback;
 }
 
 bool JsonObject::flag(const char* key, bool fallback) {
@@ -180,6 +236,19 @@ Real readNumber(const Json& v, const std::string& path, const SceneContext& ctx)
     double x = v.get<double>();
     if (!std::isfinite(x)) ctx.fail(path, "must be finite");
     return Real(x);
+}
+
+long long readInteger(const Json& v, const std::string& path, const SceneContext& ctx, long long minValue,
+                      long long maxValue) {
+    if (!v.is_number_integer()) ctx.fail(path, "expected an integer, got " + describe(v));
+    if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(maxValue))
+        ctx.fail(path, "must be at most " + std::to_string(maxValue) + " (got " + describe(v) + ")");
+    const long long x = v.get<long long>();
+    if (x < minValue)
+        ctx.fail(path, "must be at least " + std::to_string(minValue) + " (got " + std::to_string(x) + ")");
+    if (x > maxValue)
+        ctx.fail(path, "must be at most " + std::to_string(maxValue) + " (got " + std::to_string(x) + ")");
+    return x;
 }
 
 Vec3 readVec3(const Json& v, const std::string& path, const SceneContext& ctx) {

@@ -57,15 +57,15 @@ void readPegSettings(JsonObject& obj, PegSettings& p);
 void readSettings(JsonObject& obj, WorldSettings& w) {
     SolverSettings& s = w.solver;
     w.dt = obj.positive("dt", w.dt);
-    w.substeps = obj.integer("substeps", w.substeps, 1);
+    w.substeps = obj.integer("substeps", w.substeps, 1, SceneLimits::substeps);
     w.gravity = obj.vec3("gravity", w.gravity);
     w.contactMargin = obj.nonNegative("margin", w.contactMargin);
     w.speculative = obj.nonNegative("speculative", w.speculative);
     w.hyperplaneFaces = obj.flag("hyperplane_faces", w.hyperplaneFaces);
     w.frictionScale = obj.nonNegative("friction_scale", w.frictionScale);
-    w.projectionPasses = obj.integer("projection", w.projectionPasses, 0);
+    w.projectionPasses = obj.integer("projection", w.projectionPasses, 0, SceneLimits::passes);
     w.projectionMaxCorrection = obj.positive("projection_max", w.projectionMaxCorrection);
-    w.redetectPasses = obj.integer("redetect", w.redetectPasses, 0);
+    w.redetectPasses = obj.integer("redetect", w.redetectPasses, 0, SceneLimits::passes);
     if (obj.has("contact") && !parseContactModelName(obj.text("contact"), s.contactModel))
         obj.fail("contact", "unknown contact model \"" + obj.text("contact") +
                                 "\" (expected standard, peg, plus or compliant)");
@@ -74,8 +74,8 @@ void readSettings(JsonObject& obj, WorldSettings& w) {
     if (obj.has("solver") && !parseSolverTypeName(obj.text("solver"), s.linearSolver))
         obj.fail("solver", "unknown linear solver \"" + obj.text("solver") +
                                "\" (expected jacobi, gs, pcg or pcr)");
-    s.newtonIterations = obj.integer("newton", s.newtonIterations, 1);
-    s.linearIterations = obj.integer("iters", s.linearIterations, 1);
+    s.newtonIterations = obj.integer("newton", s.newtonIterations, 1, SceneLimits::newton);
+    s.linearIterations = obj.integer("iters", s.linearIterations, 1, SceneLimits::iters);
     s.newtonTolerance = obj.nonNegative("newton_tol", s.newtonTolerance);
     s.linearTolerance = obj.nonNegative("linear_tol", s.linearTolerance);
     s.damping = obj.positive("damping", s.damping);

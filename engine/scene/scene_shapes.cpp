@@ -7,8 +7,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include <tiny_obj_loader.h>
-
+#include "engine/geometry/obj_reader.h"
 #include "engine/scene/scene_parse.h"
 
 namespace cs::scene {
@@ -31,12 +30,25 @@ void checkConvexPosition(const std::vector<Vec3>& points, const ConvexPolytope& 
     }
 }
 
+// Every coordinate of a part within Limits::length (qhull and the step stay in range).
+void checkLengths(const std::vector<Vec3>& points, const std::string& path, const SceneContext& ctx) {
+    for (size_t i = 0; i < points.size(); ++i)
+        for (Real c : {points[i].x, points[i].y, points[i].z})
+            if (!(std::fabs(c) <= Real(Limits::length)))
+                ctx.fail(path, "point " + std::to_string(i) + " has a coordinate " +
+                                   (std::isfinite(c) ? formatNumber(c) : std::string("that is not finite")) +
+                                   " out of range (|x| <= 1e6 m)");
+}
+
 std::vector<Vec3> readPointList(const Json& v, const std::string& path, const SceneContext& ctx,
                                 int dims, size_t minCount) {
     if (!v.is_array()) ctx.fail(path, "expected an array of points");
     if (v.size() < minCount)
         ctx.fail(path, "needs at least " + std::to_string(minCount) + " points (got " +
                            std::to_string(v.size()) + ")");
+    if (v.size() > size_t(Limits::hullPoints))
+        ctx.fail(path, "has " + std::to_string(v.size()) + " points (the limit is " +
+                           std::to_string(Limits::hullPoints) + ")");
     std::vector<Vec3> out;
     for (size_t i = 0; i < v.size(); ++i) {
         std::string p = path + "/" + std::to_string(i);
@@ -47,6 +59,7 @@ std::vector<Vec3> readPointList(const Json& v, const std::string& path, const Sc
             out.push_back(Vec3{readNumber(v[i][0], p + "/0", ctx), readNumber(v[i][1], p + "/1", ctx), 0});
         }
     }
+    checkLengths(out, path, ctx);
     return out;
 }
 
@@ -86,28 +99,20 @@ ConvexPolytope readObj(JsonObject& obj, const SceneContext& ctx) {
     std::filesystem::path file = std::filesystem::path(rel);
     if (file.is_relative()) file = std::filesystem::path(ctx.dir) / file;
     std::error_code ec;
-    if (!std::filesystem::is_regular_file(file, ec))
+    if (!std::filesystem::exists(file, ec))
         obj.fail("path", "OBJ file not found: " + file.lexically_normal().string());
-    tinyobj::ObjReader reader;
-    tinyobj::ObjReaderConfig config;
-    config.triangulate = false;
-    config.vertex_color = false;
-    if (!reader.ParseFromFile(file.string(), config)) {
-        std::string msg = reader.Error();
-        while (!msg.empty() && (msg.back() == '\n' || msg.back() == '\r')) msg.pop_back();
-        for (char& c : msg) if (c == '\n') c = ' ';
-        obj.fail("path", "cannot read OBJ file " + file.string() + ": " + msg);
-    }
-    const std::vector<tinyobj::real_t>& v = reader.GetAttrib().vertices;
     std::vector<Vec3> points;
-    for (size_t i = 0; i + 2 < v.size(); i += 3)
-        points.push_back(scale * Vec3{Real(v[i]), Real(v[i + 1]), Real(v[i + 2])});
+    std::string why;
+    ObjLimits limits{Limits::objVertices, Limits::objBytes};
+    if (!readObjVertices(file.string(), points, &why, limits)) obj.fail("path", "cannot read OBJ file " + why);
+    for (Vec3& p : points) p = scale * p;
+    checkLengths(points, obj.pathOf("path"), ctx);
     if (points.size() < 4)
         obj.fail("path", "OBJ file " + file.string() + " has " + std::to_string(points.size()) +
                              " vertices; a convex part needs at least 4");
     ConvexPolytope hull;
-    BuildResult r = buildConvexHull(points, hull);
-    if (!r.ok) obj.fail("path", "degenerate hull of OBJ file " + file.string() + ": " + r.error);
+    BuildResult r = buildConvexHull(points, hull, Limits::hullPoints);
+    if (!r.ok) obj.fail("path", "OBJ file " + file.string() + ": " + r.error);
     if (!takeHull)
         checkConvexPosition(points, hull, obj.pathOf("path"), ctx,
                             "OBJ mesh (set \"convex_hull\": true to use its convex hull)");
@@ -122,15 +127,19 @@ ShapeDesc readShape(const Json& v, const std::string& path, const SceneContext& 
     std::string type = obj.text("type");
     shape.local = readPose(obj);
     if (type == "box") {
-        shape.polytope = makeBox(obj.positiveVec3("half_extents"));
+        Vec3 half = obj.positiveVec3("half_extents");
+        checkLengths({half}, obj.pathOf("half_extents"), ctx);
+        shape.polytope = makeBox(half);
     } else if (type == "sphere") {
         shape.type = ShapeType::Sphere;
         shape.radius = obj.positive("radius");
+        checkLengths({Vec3{shape.radius, 0, 0}}, obj.pathOf("radius"), ctx);
     } else if (type == "prism") {
         std::vector<Vec3> poly =
             readPointList(obj.require("polygon"), obj.pathOf("polygon"), ctx, 2, 3);
         poly = checkConvexPolygon(poly, obj.pathOf("polygon"), ctx);
         Real halfDepth = obj.positive("half_depth");
+        checkLengths({Vec3{0, 0, halfDepth}}, obj.pathOf("half_depth"), ctx);
         BuildResult r = makePrism(poly, halfDepth, shape.polytope);
         if (!r.ok) obj.fail("polygon", "degenerate prism: " + r.error);
     } else if (type == "hull") {
@@ -139,9 +148,9 @@ ShapeDesc readShape(const Json& v, const std::string& path, const SceneContext& 
         checkConvexPosition(points, shape.polytope, obj.pathOf("points"), ctx, "hull");
     } else if (type == "random") {
         int seed = obj.integer("seed", 0);
-        int count = obj.integer("count", 4);
-        if (count > kMaxHullPoints) obj.fail("count", "is too large (at most " + std::to_string(kMaxHullPoints) + ")");
+        int count = obj.integer("count", 4, Limits::hullPoints);
         Vec3 radii = obj.positiveVec3("radii");
+        checkLengths({radii}, obj.pathOf("radii"), ctx);
         BuildResult r = makeRandomPolytope(uint64_t(seed) + ctx.seedOffset, count, radii, shape.polytope);
         if (!r.ok) obj.fail("seed", "degenerate random polytope: " + r.error);
     } else if (type == "obj") {
@@ -150,6 +159,7 @@ ShapeDesc readShape(const Json& v, const std::string& path, const SceneContext& 
         obj.fail("type", "unknown shape type \"" + type +
                              "\" (expected box, sphere, prism, hull, random or obj)");
     }
+    checkLengths({shape.local.pos}, obj.pathOf("position"), ctx);
     obj.finish();
     return shape;
 }
