@@ -7,10 +7,12 @@
 // spawnTime, so that the model stays fixed while stepping and runs stay deterministic.
 #pragma once
 
+#include <array>
 #include <string>
 #include <vector>
 
 #include "engine/core/math.h"
+#include "engine/fem/fem_material_hd.h"
 #include "engine/geometry/polytope.h"
 
 namespace cs {
@@ -44,6 +46,29 @@ struct Joint {
     std::string name;
 };
 
+// A deformable body: a tetrahedral FEM mesh ([NSN] section 9). Its nodes, tets and boundary
+// triangles are contiguous ranges of the model's FEM arrays.
+struct FemBodyInfo {
+    std::string name;
+    int firstNode = 0, nodeCount = 0;
+    int firstTet = 0, tetCount = 0;
+    int firstTri = 0, triCount = 0;     // boundary triangles (drawing, contact)
+    FemMaterial material;               // type and Lame parameters
+    Real youngs = 0, poisson = 0;       // Pa, -: as given, for the UI
+    Real density = 1000;                // kg/m^3
+    Real damping = 0;                   // s: Rayleigh stiffness-proportional beta (row c = beta k)
+    Material contact;                   // friction against other bodies
+    Color3 color{0.85f, 0.3f, 0.25f};
+};
+
+// A node held to a point of a rigid body (the PneuNet base, a gripper pad): the point is the
+// node's initial position in the body's COM frame.
+struct FemAttachment {
+    int node = -1;
+    int body = -1;
+    Vec3 localPoint{0, 0, 0};
+};
+
 struct Model {
     // ---- bodies (nbody) ----
     std::vector<std::string> bodyName;   // (nbody)
@@ -70,12 +95,28 @@ struct Model {
     std::vector<Material> materials;        // (nmaterial)
     std::vector<Joint> joints;              // (njoint)
 
+    // ---- deformable bodies (nfem), their nodes (nnode), tets (ntet), boundary triangles (ntri) ----
+    std::vector<FemBodyInfo> femBodies;              // (nfem)
+    std::vector<Vec3> femRestPos;                    // (nnode) rest shape placed at the initial pose, world
+    std::vector<Vec3> femInitialPos, femInitialVel;  // (nnode)
+    std::vector<Real> femNodeMass;                   // (nnode) lumped, kg
+    std::vector<Real> femNodeInvMass;                // (nnode) 0 for pinned nodes
+    std::vector<int> femNodeBody;                    // (nnode) index into femBodies
+    std::vector<std::array<int, 4>> femTets;         // (ntet) node indices (global), positively oriented
+    std::vector<TetRest> femTetRest;                 // (ntet) Dm^-1 and rest volume
+    std::vector<int> femTetBody;                     // (ntet)
+    std::vector<Real> femTetActivation;              // (ntet) weight of the body's activation stress (0 or 1)
+    std::vector<std::array<int, 3>> femTris;         // (ntri) boundary, wound outwards, node indices (global)
+    std::vector<FemAttachment> femAttachments;       // (nattach)
+
     // Initial state of each body (the scene's poses and velocities).
     std::vector<Vec3> initialPos, initialLinVel, initialAngVel;   // (nbody)
     std::vector<Quat> initialRot;                                  // (nbody)
 
     int bodyCount() const { return (int)invMass.size(); }
     int shapeCount() const { return (int)shapeType.size(); }
+    int femNodeCount() const { return (int)femNodeMass.size(); }
+    int femTetCount() const { return (int)femTets.size(); }
     bool isStatic(int b) const { return invMass[b] == Real(0); }
 };
 

@@ -30,6 +30,9 @@ struct State {
     std::vector<Quat> rot;       // (nbody) unit quaternion, body to world
     std::vector<Vec3> linVel;    // (nbody)
     std::vector<Vec3> angVel;    // (nbody) world frame
+    std::vector<Vec3> femPos;    // (nnode) FEM node positions, world
+    std::vector<Vec3> femVel;    // (nnode)
+    std::vector<Real> femActivation;   // (nfem) internal volumetric stress, Pa (the PneuNet's pressure)
     std::vector<WarmImpulse> warm;   // sorted by key: last step's contact impulses
     std::vector<Real> jointWarm;     // (joint rows) last step's joint impulses
 };

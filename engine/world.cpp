@@ -105,6 +105,9 @@ void World::reset() {
     state_.rot.resize(n, quatIdentity());
     state_.linVel.resize(n, Vec3{0, 0, 0});
     state_.angVel.resize(n, Vec3{0, 0, 0});
+    state_.femPos = model_.femInitialPos;
+    state_.femVel = model_.femInitialVel;
+    state_.femActivation.assign(model_.femBodies.size(), 0);
     contacts_.clear();
     potential_.clear();
     drag_ = DragState{};
