@@ -111,6 +111,8 @@ std::string summaryJson(const RunSummary& s) {
     j["bodies"] = s.bodies;
     j["seed"] = s.seed;
     j["threads"] = s.threads;
+    j["thread_wait"] = s.threadWait;
+    j["top_drift_m"] = s.topDrift;
     j["contacts"] = {{"mean", t.contactsMean}, {"max", t.contactsMax}};
     j["wall_ms_per_step"] = {{"mean", t.wallMean}, {"median", t.wallMedian}, {"p95", t.wallP95}};
     j["newton_iters_mean"] = t.newtonMean;
@@ -143,6 +145,7 @@ void writeSummaryText(const RunSummary& s, std::FILE* out) {
     std::fprintf(out, "  iterations      newton %.2f, linear %.1f per step (mean)\n", t.newtonMean, t.linearMean);
     std::fprintf(out, "  NCP residual    last %.3g, mean %.3g, max %.3g\n", t.residualFinal, t.residualMean, t.residualMax);
     std::fprintf(out, "  penetration     max %.3g m\n", t.penetrationMax);
+    std::fprintf(out, "  top body drift  %.3g m\n", s.topDrift);
     if (s.overlapAvailable)
         std::fprintf(out, "  overlap volume  final %.3g m^3, max %.3g m^3\n", t.overlapFinal, t.overlapMax);
     std::fprintf(out, "  kinetic energy  final %.6g J\n", t.keFinal);

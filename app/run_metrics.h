@@ -31,6 +31,8 @@ struct RunSummary {
     double dt = 0;
     int substeps = 1, steps = 0, bodies = 0, threads = 1;
     uint64_t seed = 0;
+    std::string threadWait;        // how idle threads wait (app/thread_policy.h)
+    double topDrift = 0;           // m: how far the body that started highest moved (the peer rows)
     std::vector<StepRecord> records;
     StepProfile profileSum;        // seconds, summed over steps
     bool nan = false;              // the final state (or any step's) held a NaN
