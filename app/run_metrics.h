@@ -23,6 +23,8 @@ struct StepRecord {
     double overlapVolume = -1;     // m^3; -1: not computed this step (stride)
     double kineticEnergy = 0;      // J
     double wallMs = 0;             // ms of World::step()
+    double cpuMs = 0;              // CPU ms of the process during World::step() (all its threads):
+                                   //   with one thread, the step's cost unaffected by other processes
     bool failed = false;           // World::lastStepFailed()
 };
 

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <unistd.h>
 
 #if defined(_OPENMP)
@@ -42,6 +43,12 @@ private:
     bool enabled_;
     int last_ = -1;
 };
+
+double processCpuMs() {
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return 1e3 * double(t.tv_sec) + 1e-6 * double(t.tv_nsec);
+}
 
 // The dynamic body that starts highest (its centre), or -1: the top box of a stack or pyramid.
 int highestBody(const World& world) {
@@ -116,13 +123,16 @@ int runHeadless(const RunOptions& o) {
     bool overlapEveryStep = !o.trace.empty();
     int failureLines = 0;
     for (int i = 0; i < s.steps; ++i) {
+        const double c0 = processCpuMs();
         auto t0 = std::chrono::steady_clock::now();
         if (gpu) gpu->step();
         else world.step();
         auto t1 = std::chrono::steady_clock::now();
+        const double c1 = processCpuMs();
         StepRecord r;
         r.step = i + 1;
         r.wallMs = std::chrono::duration<double, std::milli>(t1 - t0).count();
+        r.cpuMs = c1 - c0;
         r.time = double(world.state().time);
         r.contacts = gpu ? gpu->contactCount() : int(world.contacts().size());
         const SolveStats& st = gpu ? gpu->solveStats() : world.solveStats();
