@@ -57,7 +57,7 @@ def main():
         sys.exit("bench_peer.py: no scene selected")
     outdir = os.path.join("bench", "results", machine_name())
     os.makedirs(outdir, exist_ok=True)
-    path = os.path.join(outdir, "peer.csv" if not only else "peer_" + "_".join(only).replace(" ", "") + ".csv")
+    path = os.path.join(outdir, "peer.csv")
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         w.writeheader()
