@@ -12,6 +12,7 @@
 
 #include "app/cli.h"
 #include "app/runner.h"
+#include "app/thread_policy.h"
 #include "gpu/gpu_backend.h"
 
 #if defined(CS_HAVE_GUI)
@@ -61,6 +62,7 @@ namespace cs { int runPlusExperiment(int argc, char** argv); }   // app/plus_exp
 namespace cs { int runFemExperiment(int argc, char** argv); }    // app/fem_experiment.cpp ([NSN] figure 13)
 
 int main(int argc, char** argv) {
+    cs::applyThreadWaitPolicy(argv);   // before any parallel loop (thread_policy.h)
     std::string cmd = argc > 1 ? argv[1] : "";
     if (cmd == "run") return cs::runCommand(argc, argv, 2);
     if (cmd == "bench-gpu") return cs::gpuBenchCommand(argc - 1, argv + 1);

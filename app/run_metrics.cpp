@@ -56,18 +56,19 @@ namespace {
 
 struct Stats {
     int contactsMax = 0;
-    double contactsMean = 0, wallMean = 0, wallMedian = 0, wallP95 = 0;
+    double contactsMean = 0, wallMean = 0, wallMedian = 0, wallP95 = 0, cpuMedian = 0;
     double newtonMean = 0, linearMean = 0, residualMean = 0, residualMax = 0, residualFinal = 0;
     double penetrationMax = 0, overlapFinal = 0, overlapMax = 0, keFinal = 0;
 };
 
 Stats computeStats(const RunSummary& s) {
     Stats t;
-    std::vector<double> wall;
+    std::vector<double> wall, cpu;
     for (const StepRecord& r : s.records) {
         t.contactsMean += r.contacts;
         t.contactsMax = std::max(t.contactsMax, r.contacts);
         wall.push_back(r.wallMs);
+        cpu.push_back(r.cpuMs);
         t.newtonMean += r.newtonIterations;
         t.linearMean += r.linearIterations;
         t.residualMean += finiteOr(r.residual, 0);
@@ -82,6 +83,7 @@ Stats computeStats(const RunSummary& s) {
     t.residualMean /= n;
     for (double w : wall) t.wallMean += w / n;
     t.wallMedian = sortedQuantile(wall, 0.5);
+    t.cpuMedian = sortedQuantile(cpu, 0.5);
     t.wallP95 = sortedQuantile(wall, 0.95);
     if (!s.records.empty()) {
         t.residualFinal = finiteOr(s.records.back().residual, 0);
@@ -111,8 +113,11 @@ std::string summaryJson(const RunSummary& s) {
     j["bodies"] = s.bodies;
     j["seed"] = s.seed;
     j["threads"] = s.threads;
+    j["thread_wait"] = s.threadWait;
+    j["top_drift_m"] = s.topDrift;
     j["contacts"] = {{"mean", t.contactsMean}, {"max", t.contactsMax}};
     j["wall_ms_per_step"] = {{"mean", t.wallMean}, {"median", t.wallMedian}, {"p95", t.wallP95}};
+    j["cpu_ms_per_step_median"] = t.cpuMedian;
     j["newton_iters_mean"] = t.newtonMean;
     j["linear_iters_mean"] = t.linearMean;
     j["residual_final"] = {{"mean", t.residualMean}, {"max", t.residualMax}, {"last", t.residualFinal}};
@@ -136,13 +141,15 @@ void writeSummaryText(const RunSummary& s, std::FILE* out) {
                  s.scene.c_str(), s.bodies, s.steps, s.dt, s.substeps, s.contact.c_str(), s.solver.c_str(),
                  s.ncp.c_str(), s.backend.c_str(), s.precision.c_str());
     std::fprintf(out, "  contacts        mean %.1f, max %d\n", t.contactsMean, t.contactsMax);
-    std::fprintf(out, "  wall time       %.3f ms/step mean, %.3f median, %.3f p95\n", t.wallMean, t.wallMedian, t.wallP95);
+    std::fprintf(out, "  wall time       %.3f ms/step mean, %.3f median, %.3f p95 (CPU %.3f median)\n", t.wallMean, t.wallMedian,
+                 t.wallP95, t.cpuMedian);
     std::fprintf(out, "  stages          broad %.3f, narrow %.3f, contact model %.3f, solve %.3f, integrate %.3f ms/step\n",
                  1e3 * p.broadPhase / n, 1e3 * p.narrowPhase / n, 1e3 * p.contactModel / n, 1e3 * p.solve / n,
                  1e3 * p.integrate / n);
     std::fprintf(out, "  iterations      newton %.2f, linear %.1f per step (mean)\n", t.newtonMean, t.linearMean);
     std::fprintf(out, "  NCP residual    last %.3g, mean %.3g, max %.3g\n", t.residualFinal, t.residualMean, t.residualMax);
     std::fprintf(out, "  penetration     max %.3g m\n", t.penetrationMax);
+    std::fprintf(out, "  top body drift  %.3g m\n", s.topDrift);
     if (s.overlapAvailable)
         std::fprintf(out, "  overlap volume  final %.3g m^3, max %.3g m^3\n", t.overlapFinal, t.overlapMax);
     std::fprintf(out, "  kinetic energy  final %.6g J\n", t.keFinal);

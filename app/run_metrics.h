@@ -23,6 +23,8 @@ struct StepRecord {
     double overlapVolume = -1;     // m^3; -1: not computed this step (stride)
     double kineticEnergy = 0;      // J
     double wallMs = 0;             // ms of World::step()
+    double cpuMs = 0;              // CPU ms of the process during World::step() (all its threads):
+                                   //   with one thread, the step's cost unaffected by other processes
     bool failed = false;           // World::lastStepFailed()
 };
 
@@ -31,6 +33,8 @@ struct RunSummary {
     double dt = 0;
     int substeps = 1, steps = 0, bodies = 0, threads = 1;
     uint64_t seed = 0;
+    std::string threadWait;        // how idle threads wait (app/thread_policy.h)
+    double topDrift = 0;           // m: how far the body that started highest moved (the peer rows)
     std::vector<StepRecord> records;
     StepProfile profileSum;        // seconds, summed over steps
     bool nan = false;              // the final state (or any step's) held a NaN

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <unistd.h>
 
 #if defined(_OPENMP)
@@ -12,6 +13,7 @@
 #include <memory>
 
 #include "app/run_metrics.h"
+#include "app/thread_policy.h"
 #include "engine/scene/scene_loader.h"
 #include "gpu/gpu_backend.h"
 
@@ -41,6 +43,21 @@ private:
     bool enabled_;
     int last_ = -1;
 };
+
+double processCpuMs() {
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return 1e3 * double(t.tv_sec) + 1e-6 * double(t.tv_nsec);
+}
+
+// The dynamic body that starts highest (its centre), or -1: the top box of a stack or pyramid.
+int highestBody(const World& world) {
+    const Model& m = world.model();
+    int top = -1;
+    for (int b = 0; b < m.bodyCount(); ++b)
+        if (!m.isStatic(b) && (top < 0 || m.initialPos[b].z > m.initialPos[top].z)) top = b;
+    return top;
+}
 
 }  // namespace
 
@@ -84,6 +101,7 @@ int runHeadless(const RunOptions& o) {
     s.bodies = model.bodyCount();
     s.seed = o.seed;
     s.threads = threads;
+    s.threadWait = threadWaitPolicy();
     double seconds = o.seconds ? *o.seconds : double(info.duration);
     double steps = o.steps ? double(*o.steps) : std::max(1.0, std::ceil(seconds / s.dt - 1e-9));
     if (steps > 1e8) {
@@ -93,6 +111,7 @@ int runHeadless(const RunOptions& o) {
     s.steps = int(steps);
 
     World world(std::move(model), settings);
+    const int top = highestBody(world);
     std::unique_ptr<GpuWorld> gpu;   // --backend cuda: the device steps the world (gpu/gpu_backend.h)
     std::string why;
     if (s.backend == "cuda" && !gpuSupports(world, &why)) {
@@ -104,13 +123,16 @@ int runHeadless(const RunOptions& o) {
     bool overlapEveryStep = !o.trace.empty();
     int failureLines = 0;
     for (int i = 0; i < s.steps; ++i) {
+        const double c0 = processCpuMs();
         auto t0 = std::chrono::steady_clock::now();
         if (gpu) gpu->step();
         else world.step();
         auto t1 = std::chrono::steady_clock::now();
+        const double c1 = processCpuMs();
         StepRecord r;
         r.step = i + 1;
         r.wallMs = std::chrono::duration<double, std::milli>(t1 - t0).count();
+        r.cpuMs = c1 - c0;
         r.time = double(world.state().time);
         r.contacts = gpu ? gpu->contactCount() : int(world.contacts().size());
         const SolveStats& st = gpu ? gpu->solveStats() : world.solveStats();
@@ -140,6 +162,7 @@ int runHeadless(const RunOptions& o) {
         s.records.push_back(r);
         progress.update(i + 1, s.steps);
     }
+    if (top >= 0) s.topDrift = double(length(world.state().pos[top] - world.model().initialPos[top]));
     if (gpu) {   // device buffers that grew (each time the step ran again; nothing was dropped)
         const GpuBufferStats& b = gpu->bufferStats();
         std::fprintf(stderr, "sandbox: cuda %s: %s; buffers grew %lld times (capacity %d pairs, %d contacts, %d rows)\n",

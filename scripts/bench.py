@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""make bench: the scene library under each linear solver, and the pour3d step-size sweep.
+"""make bench: the scene library under each linear solver, the pour3d step-size sweep, the GPU rows
+and the peer scenes of issue 20 (bench_peer.py).
 
 Runs `sandbox run SCENE --solver S --json` for every library scene and solver, prints a table and
 writes CSV under bench/results/<machine>/ (one folder per machine, as Box2D keeps its benchmark
@@ -122,6 +123,13 @@ def main():
         out = subprocess.run(args, capture_output=True, text=True, timeout=3600)
         print(f"\n## GPU rows ({'deterministic' if deterministic else 'fast'} mode) -> {path}\n")
         print(out.stdout.strip() or out.stderr.strip())
+
+    # ---- 4. the peer scenes of issue 20 (scripts/bench_peer.py) ------------------------------
+    peer = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench_peer.py"), build]
+    if quick:
+        peer += ["--steps", "60", "--scenes", "heavy_stack,pyramid_55,pyramid_385"]
+    out = subprocess.run(peer, capture_output=True, text=True, timeout=7200)
+    print(out.stdout.strip() or out.stderr.strip())
 
 
 if __name__ == "__main__":

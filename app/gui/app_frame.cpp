@@ -55,6 +55,7 @@ bool SandboxApp::init(GlContext* gl, std::string* error) {
 }
 
 void SandboxApp::shutdown() {
+    finishStepJob();
     std::string message;
     if (video_.isOpen()) {
         video_.close(&message);
@@ -116,7 +117,21 @@ void SandboxApp::advance(double wallDt) {
             accumulator_ = 0;
         }
     }
-    // Real time: at most 40 ms of stepping per frame, so the UI stays responsive when the
+    // Real time: the physics thread steps (physics_thread.cpp); a frame never waits for it.
+    // Steps asked for while it is busy are dropped: slower than real time is slow motion.
+    const long long ticksBefore = tick_;
+    if (canStepInBackground()) {
+        if (steps > 0 && dragging()) {
+            dragTrail_.push_back({double(copies_[0]->world.state().time), dragTarget_});
+            if (dragTrail_.size() > 64) dragTrail_.erase(dragTrail_.begin());
+        }
+        if (!stepInBackground(steps)) accumulator_ += steps * dt;   // busy: asked again next frame
+        measureRealTime(double(tick_ - ticksBefore) * dt, paused ? 0.0 : wallDt);
+        steps = 0;
+    } else {
+        adoptSteps();   // a job still running when stepping turned synchronous
+    }
+    // Otherwise at most 40 ms of stepping per frame, so the UI stays responsive when the
     // physics is slower than real time (the simulation then runs in slow motion).
     bool budgeted = !(options_.fixedStep || video_.isOpen());
     auto start = std::chrono::steady_clock::now();
@@ -142,6 +157,7 @@ void SandboxApp::advance(double wallDt) {
             break;
         }
     }
+    if (steps > 0) measureRealTime(double(tick_ - ticksBefore) * dt, wallDt);
     impact.play(wallDt);
     int follow = camera.followBody;
     if (follow >= 0 && follow < copies_[0]->world.model().bodyCount()) {

@@ -1,4 +1,5 @@
 // runGui: the interactive sandbox's window loop (`sandbox`, `sandbox gui [SCENE]`).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -109,11 +110,13 @@ int runGui(int argc, char** argv) {
     int frame = 0;
     double fpsClock = 0;
     int fpsFrames = 0;
+    double maxFrameMs = 0;   // the longest frame after the first 10 (start-up, shader compiles)
     while (!gl.shouldClose() && !app.quitRequested) {
         if (gl.window()) glfwPollEvents();
         auto now = std::chrono::steady_clock::now();
         double wallDt = std::chrono::duration<double>(now - last).count();
         last = now;
+        if (frame > 10) maxFrameMs = std::max(maxFrameMs, 1e3 * wallDt);
         fpsClock += wallDt;
         ++fpsFrames;
         if (fpsClock > 0.5) {
@@ -137,6 +140,10 @@ int runGui(int argc, char** argv) {
                 wall, frame / std::max(wall, 1e-9),
                 options.frames > 1 ? (frame - options.frames / 2) / std::max(secondHalf, 1e-9) : 0.0, app.copyCount(),
                 app.copyCount() ? app.copy(0).world.model().bodyCount() : 0);
+    std::printf("sandbox gui: longest frame %.1f ms (after frame 10); %lld steps, %.3f s simulated (%.3gx real time)%s\n",
+                maxFrameMs, app.tick(), app.copyCount() ? double(app.copy(0).world.state().time) : 0.0,
+                app.copyCount() ? double(app.copy(0).world.state().time) / std::max(wall, 1e-9) : 0.0,
+                app.stepJobRunning() ? ", a step still running" : "");
     if (!options.sessionOut.empty()) {
         if (app.saveSession(options.sessionOut, &error)) std::printf("sandbox gui: session written to %s\n", options.sessionOut.c_str());
         else std::fprintf(stderr, "sandbox gui: %s\n", error.c_str());

@@ -65,7 +65,8 @@ void SandboxApp::drawSettingsPanel() {
     ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(4, 2));
     ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(6, 3));
     char title[128];
-    std::snprintf(title, sizeof title, "Contact Sandbox   %.0f fps   step %.2f ms###settings", fps, stepWallMs_);
+    std::snprintf(title, sizeof title, "Contact Sandbox   %.0f fps   step %.2f ms   %.2gx real time###settings", fps,
+                  stepWallMs_, paused ? 0.0 : realTimeFactor());
     ImGui::Begin(title, nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse);
     ImGui::PopStyleColor();
     ImGui::BeginChild("settings", ImVec2(0, -footerHeight()));

@@ -13,8 +13,10 @@
 // replay window and its 3D overlay).
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -40,7 +42,9 @@ constexpr int kHistory = 600;
 struct SimCopy {
     CopySpec spec;
     std::string label;
-    World world;
+    World world;                       // what the UI shows and changes (applyEvent)
+    std::unique_ptr<World> stepping;   // the physics thread's copy while it steps (physics_thread.cpp)
+    std::string stepError;             // the physics thread's last failed-step message
     double stepMs = 0;                 // wall time of the last lockstep step (all substeps)
     Real overlapVolume = 0;            // m^3, over all penetrating pairs of convex parts
     std::vector<Real> divergence;      // (nbody) |x_b - x_b of copy 0|
@@ -116,6 +120,19 @@ public:
     void printUiReport(int frame) const;
     // Scripts: the centre of the n-th "(?)" marker drawn last frame; false if there is none.
     bool helpMarkerCentre(int n, glm::vec2& pixel) const;
+
+    // ---- physics on its own thread (physics_thread.cpp) ----
+    // In real time (not fixed stepping, recording or replaying; no PLUS copy, whose impact
+    // capture is the UI's) the copies step on a thread of their own, so a step slower than a
+    // frame never holds the window. The UI keeps drawing and changing copy.world; the thread
+    // steps copies of it and they are swapped in when done, with the UI's events of meanwhile
+    // applied again.
+    bool canStepInBackground() const;
+    bool stepInBackground(int steps);  // adopts a finished job; launches the next one (false: one is running)
+    void finishStepJob();              // waits for a running job and drops it
+    bool stepJobRunning() const { return stepRunning_; }
+    double realTimeFactor() const { return realTimeFactor_; }   // simulated s per wall s, last ~0.5 s
+    void measureRealTime(double simSeconds, double wallDt);
 
     // ---- a frame (app_frame.cpp) ----
     // Advances the simulation by wallDt seconds of real time (scaled by the speed), or by one
@@ -200,6 +217,18 @@ private:
     long long tick_ = 0;               // steps since the session began (never reset)
     double accumulator_ = 0;
     double stepWallMs_ = 0;
+
+    // The physics thread (physics_thread.cpp).
+    void adoptSteps();
+    std::thread stepThread_;
+    std::atomic<bool> stepDone_{false};
+    bool stepRunning_ = false;
+    bool reapplying_ = false;
+    int jobSteps_ = 0;                 // steps the running job asked for, then did
+    double jobMs_ = 0;
+    std::vector<double> jobStepMs_;    // (copies) the last step's ms on the physics thread
+    std::vector<SessionEvent> pendingEvents_;   // applied to copy.world while the job ran
+    double realTimeFactor_ = 1, realTimeSim_ = 0, realTimeWall_ = 0;
 
     // Session log and replay.
     Session session_;

@@ -86,6 +86,7 @@ bool SandboxApp::loadScene(const std::string& nameOrPath, std::string* error) {
 }
 
 void SandboxApp::setCopies(const std::vector<CopySpec>& specs) {
+    finishStepJob();   // the physics thread steps the copies about to go
     copies_.clear();
     for (size_t i = 0; i < std::max<size_t>(1, specs.size()); ++i) {
         auto c = std::make_unique<SimCopy>();
@@ -213,6 +214,7 @@ bool SandboxApp::checkSceneFileChanged() {
 }
 
 void SandboxApp::applyEvent(const SessionEvent& event, bool log) {
+    if (stepRunning_ && !reapplying_) pendingEvents_.push_back(event);   // again on the stepped worlds
     SessionEvent e = event;
     switch (e.type) {
     case SessionEventType::Drag:

@@ -101,11 +101,15 @@ void stack(JsonObject& obj, Placer& out, const std::string& name) {
 }
 
 // Copies of one body: "row" steps by "offset" (and "rotation_step") per copy, "grid" fills
-// counts[0] x counts[1] x counts[2] cells of "spacing".
+// counts[0] x counts[1] x counts[2] cells of "spacing"; a grid's "tilt" (rad) turns each copy
+// about a random horizontal axis by a random angle in [0, tilt] (seeded by "seed": the pile
+// of the peer benchmarks, a lattice with tilts of up to 0.1 rad).
 void repeat(JsonObject& obj, Placer& out, const std::string& name, bool grid) {
     int nx = 1, ny = 1, nz = 1;
     Vec3 offset{0, 0, 0};
     Quat step = quatIdentity();
+    Real tilt = 0;
+    int seed = 0;
     if (grid) {
         const Json& c = obj.require("counts");
         if (!c.is_array() || c.size() != 3) obj.fail("counts", "expected three positive integers");
@@ -117,6 +121,9 @@ void repeat(JsonObject& obj, Placer& out, const std::string& name, bool grid) {
             obj.fail("counts", "makes " + formatNumber(double(nx) * ny * nz) + " bodies (the limit is " +
                                    std::to_string(Limits::bodies) + ")");
         offset = obj.vec3("spacing");
+        tilt = obj.nonNegative("tilt", 0);
+        if (!(tilt <= kPi)) obj.fail("tilt", "must be at most pi");
+        seed = obj.integer("seed", 0, 0, 1 << 30);
     } else {
         nx = obj.integer("count", 1, Limits::bodies);
         offset = obj.vec3("offset");
@@ -129,6 +136,7 @@ void repeat(JsonObject& obj, Placer& out, const std::string& name, bool grid) {
     std::string base = t.name.empty() ? name : t.name;
     out.colorGiven = colorGiven;
     Quat rot = t.pose.rot;
+    SceneRng rng{uint64_t(seed) * 0x9e3779b97f4a7c15ull + out.ctx.seedOffset + 0x2545f4914f6cdd1dull};
     for (int k = 0; k < nz; ++k)
         for (int j = 0; j < ny; ++j)
             for (int i = 0; i < nx; ++i) {
@@ -136,7 +144,12 @@ void repeat(JsonObject& obj, Placer& out, const std::string& name, bool grid) {
                               : t.pose.pos + Real(i) * offset;
                 std::string n = grid ? base + "_" + std::to_string(i) + "_" + std::to_string(j) + "_" + std::to_string(k)
                                      : base + "_" + std::to_string(i);
-                out.add(t, n, at(p, normalize(rot)));
+                Quat q = normalize(rot);
+                if (tilt > 0) {
+                    const Real axis = rng.uniform(0, 2 * kPi), angle = rng.uniform(0, tilt);
+                    q = normalize(quatFromAxisAngle({std::cos(axis), std::sin(axis), 0}, angle) * q);
+                }
+                out.add(t, n, at(p, q));
                 rot = step * rot;
             }
 }

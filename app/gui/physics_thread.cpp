@@ -1,0 +1,120 @@
+// Physics on its own thread (issue 20): the copies step on a worker thread while the UI thread
+// keeps drawing, so a scene that steps slower than real time (a 2,870-box pyramid takes
+// seconds per step) runs in slow motion in a window that still answers; see sandbox_app.h.
+//
+// Ownership. copy.world belongs to the UI thread: every panel, the renderer and applyEvent read
+// and change it, as before. A job steps copy.stepping, which the UI thread filled from
+// copy.world before the launch (the whole world when the bodies changed, else the state, the
+// settings and the drag), and never reads while the job runs; stepDone_ (release/acquire)
+// hands it back. Adopting swaps the two worlds, keeps the UI's settings, and applies again the
+// events the UI applied to the old world meanwhile (drag, release, launch, settings, reset), so
+// nothing the user did is lost. Both worlds share the step's scratch buffers (World copies
+// share them), which is safe because only one of them steps at a time: synchronous stepping
+// (fixed steps, recording, replay, PLUS) first waits for the job (adoptSteps).
+#include <chrono>
+
+#include "app/gui/sandbox_app.h"
+
+namespace cs {
+
+namespace {
+
+// A job steps until it has done what it was asked or this much wall time has passed (after at
+// least one step), so the UI sees progress at least this often when steps are short.
+constexpr std::chrono::milliseconds kJobBudget(40);
+
+}  // namespace
+
+bool SandboxApp::canStepInBackground() const {
+    if (options_.fixedStep || video_.isOpen() || replaying_) return false;
+    for (const auto& c : copies_)
+        if (c->world.settings.solver.contactModel == ContactModelType::PLUS) return false;
+    return true;
+}
+
+bool SandboxApp::stepInBackground(int steps) {
+    if (stepRunning_) {
+        if (!stepDone_.load(std::memory_order_acquire)) return false;
+        adoptSteps();
+    }
+    if (steps <= 0 || copies_.empty()) return true;
+    std::vector<SimCopy*> list;
+    for (auto& c : copies_) {
+        const World& w = c->world;
+        if (!c->stepping || c->stepping->model().bodyCount() != w.model().bodyCount()) {
+            c->stepping = std::make_unique<World>(w);
+        } else {
+            c->stepping->state() = w.state();
+            c->stepping->settings = w.settings;
+            c->stepping->dragSettings = w.dragSettings;
+        }
+        const DragState& d = w.drag();
+        if (d.body >= 0) c->stepping->setDrag(d.body, d.localPoint, d.target);
+        else c->stepping->clearDrag();
+        c->stepError.clear();
+        list.push_back(c.get());
+    }
+    jobStepMs_.assign(list.size(), 0);
+    jobSteps_ = steps;
+    stepDone_.store(false, std::memory_order_relaxed);
+    stepRunning_ = true;
+    stepThread_ = std::thread([this, list, steps] {
+        using Clock = std::chrono::steady_clock;
+        const auto start = Clock::now();
+        int done = 0;
+        while (done < steps) {
+            for (size_t i = 0; i < list.size(); ++i) {
+                const auto t0 = Clock::now();
+                World& w = *list[i]->stepping;
+                w.step();
+                jobStepMs_[i] = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+                if (w.lastStepFailed()) list[i]->stepError = w.lastError();
+            }
+            ++done;
+            if (Clock::now() - start > kJobBudget) break;
+        }
+        jobSteps_ = done;
+        jobMs_ = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+        stepDone_.store(true, std::memory_order_release);
+    });
+    return true;
+}
+
+void SandboxApp::adoptSteps() {
+    if (!stepRunning_) return;
+    stepThread_.join();
+    stepRunning_ = false;
+    for (size_t i = 0; i < copies_.size(); ++i) {
+        SimCopy& c = *copies_[i];
+        std::swap(c.world, *c.stepping);
+        c.world.settings = c.stepping->settings;          // the UI's, changed or not meanwhile
+        c.world.dragSettings = c.stepping->dragSettings;
+        c.stepMs = jobStepMs_[i];
+        if (!c.stepError.empty()) status = c.label + ": " + c.stepError;
+    }
+    reapplying_ = true;
+    for (const SessionEvent& e : pendingEvents_) applyEvent(e, false);
+    reapplying_ = false;
+    pendingEvents_.clear();
+    tick_ += jobSteps_;
+    session_.steps = tick_;
+    stepWallMs_ = jobMs_ / std::max(1, jobSteps_);
+    updateStatistics();
+}
+
+void SandboxApp::finishStepJob() {
+    if (!stepRunning_) return;
+    stepThread_.join();
+    stepRunning_ = false;
+    pendingEvents_.clear();
+}
+
+void SandboxApp::measureRealTime(double simSeconds, double wallDt) {
+    realTimeSim_ += simSeconds;
+    realTimeWall_ += wallDt;
+    if (realTimeWall_ < 0.5) return;
+    realTimeFactor_ = realTimeSim_ / realTimeWall_;
+    realTimeSim_ = realTimeWall_ = 0;
+}
+
+}  // namespace cs

@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Peer rows of make bench (issue 20): the scenes run side by side with Bullet 3.24 and ODE 0.16.
+
+One thread, the build's precision (double by default), dt = 1/120 s, 600 steps unless --steps N;
+the heavy stack for 10 s (1200 steps), its top box's drift being the figure. Each row: median
+ms per step (wall, and the process's CPU time, which other processes on the machine do not
+inflate), the mean ms of each stage (World::profile, wall), Newton and linear iterations, the
+final NCP residual, the deepest penetration and the top box's drift. Targets are the issue's.
+
+Usage: bench_peer.py BUILD_DIR [--steps N] [--scenes a,b,...] [--threads T]
+Writes bench/results/<machine>/peer.csv (scripts/bench.py names the machine).
+"""
+import csv
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench import machine_name, run  # noqa: E402
+
+# name, scene, steps (None: --steps), target ms per step, what else the issue asks of it
+PEER = [
+    ("heavy_stack", "heavy_stack", 1200, None, "top drift < 1 mm in 10 s"),
+    ("pyramid_55", "bench/scenes/peer_pyramid_55.json", None, None, ""),
+    ("default (pyramid)", "pyramid", None, 4.0, ""),
+    ("pyramid_385", "bench/scenes/peer_pyramid_385.json", None, 2.5, "max penetration < 1e-4 m"),
+    ("pile_1000", "bench/scenes/peer_pile_1000.json", None, 8.0, "final residual < 1e-3 m/s"),
+    ("pyramid_2870", "bench/scenes/peer_pyramid_2870.json", None, 30.0, ""),
+]
+STAGES = ["broad_phase", "narrow_phase", "contact_model", "solve", "integrate"]
+
+
+def main():
+    args = sys.argv[1:]
+    build = args[0] if args and not args[0].startswith("--") else "build"
+    steps = int(args[args.index("--steps") + 1]) if "--steps" in args else 600
+    threads = args[args.index("--threads") + 1] if "--threads" in args else "1"
+    only = args[args.index("--scenes") + 1].split(",") if "--scenes" in args else None
+    exe = os.path.join(build, "sandbox")
+    rows = []
+    for name, scene, fixed, target, other in PEER:
+        if only and name not in only:
+            continue
+        n = fixed or steps
+        r = run(exe, [scene, "--steps", str(n), "--threads", threads, "--overlap-every", "0", "--no-progress"])
+        p = r["profile_ms"]
+        rows.append({
+            "scene": name, "precision": r["precision"], "threads": r["threads"], "thread_wait": r["thread_wait"],
+            "bodies": r["bodies"], "steps": r["steps"], "contacts_mean": round(r["contacts"]["mean"], 1),
+            "ms_per_step_median": r["wall_ms_per_step"]["median"], "cpu_ms_per_step_median": r["cpu_ms_per_step_median"],
+            **{f"{s}_ms": p[s] for s in STAGES},
+            "newton_iters_mean": r["newton_iters_mean"], "linear_iters_mean": r["linear_iters_mean"],
+            "residual_final_last": r["residual_final"]["last"], "max_penetration_m": r["max_penetration_m"],
+            "top_drift_m": r["top_drift_m"], "target_ms": target if target else "", "target_other": other,
+        })
+        print(f"  {name:18s} {rows[-1]['cpu_ms_per_step_median']:9.3f} CPU ms/step", file=sys.stderr)
+    if not rows:
+        sys.exit("bench_peer.py: no scene selected")
+    outdir = os.path.join("bench", "results", machine_name())
+    os.makedirs(outdir, exist_ok=True)
+    path = os.path.join(outdir, "peer.csv")
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(rows)
+    print(f"\n## Peer scenes ({rows[0]['precision']}, {threads} thread(s), dt = 1/120 s) -> {path}\n")
+    print("| scene | bodies | steps | contacts | ms/step wall (median) | CPU ms/step (median) | target | broad | narrow | "
+          "contact model | solve | integrate | Newton | linear | final residual (m/s) | max pen. (m) | top drift (m) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        stages = " | ".join(f"{r[s + '_ms']:.3f}" for s in STAGES)
+        print(f"| {r['scene']} | {r['bodies']} | {r['steps']} | {r['contacts_mean']} | {r['ms_per_step_median']:.3f} | "
+              f"{r['cpu_ms_per_step_median']:.3f} | {r['target_ms']} | {stages} | {r['newton_iters_mean']:.2f} | "
+              f"{r['linear_iters_mean']:.1f} | {r['residual_final_last']:.2e} | {r['max_penetration_m']:.2e} | "
+              f"{r['top_drift_m']:.2e} |")
+
+
+if __name__ == "__main__":
+    main()
