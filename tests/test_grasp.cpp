@@ -78,10 +78,15 @@ TEST_CASE("grasp: a saturated drive pushes with exactly its force limit") {
     // A 0.1 kg slider on a prismatic joint, its drive target 5 cm inside a static wall: without
     // a limit the stiff drive presses with ~ k x = 1e5 N/m x 0.05 m; with the limit F the
     // contact carries F (Newton's third law on the slider at rest).
+    const LinearSolverType solvers[] = {LinearSolverType::Jacobi, LinearSolverType::GaussSeidel,
+                                        LinearSolverType::PCG, LinearSolverType::PCR};
+    for (LinearSolverType solver : solvers)
     for (Real limit : {Real(2), Real(7.85), Real(40)}) {
+        CAPTURE(int(solver));
         Model m;
         WorldSettings s;
         s.gravity = {0, 0, 0};
+        s.solver.linearSolver = solver;
         addBox(m, "wall", {0.05, 0.2, 0.2}, {0.2, 0, 0}, 0, 0.5, true);
         const int slider = addBox(m, "slider", {0.05, 0.05, 0.05}, {0, 0, 0}, 0.1, 0.5);
         Joint j;
