@@ -202,3 +202,17 @@ TEST_CASE("grasp: script files and the grasp block reject bad input with one lin
     REQUIRE(spec.script.size() == 1);
     CHECK(spec.script[0].grip == 1);
 }
+
+TEST_CASE("grasp: fetch_tomato, hand_ball and grasp_mesh lift, hold and place their objects") {
+    struct Case { const char* scene; Real mass; bool scale; };
+    for (const Case& c : {Case{"fetch_tomato", Real(0.15), true}, Case{"hand_ball", Real(0.1), false},
+                          Case{"grasp_mesh", Real(0.4), true}}) {
+        CAPTURE(c.scene);
+        const GraspMetrics m = play(c.scene, -1);
+        CHECK(m.holdMinRise > Real(0.18));       // the wrist's target rises 0.2 m
+        CHECK(m.holdSlip >= 0);
+        CHECK(m.holdSlip < Real(1e-3));
+        CHECK(m.padPenetration < Real(1e-3));
+        if (c.scale) CHECK(m.scaleKg == doctest::Approx(double(c.mass)).epsilon(0.01));
+    }
+}
