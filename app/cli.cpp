@@ -52,6 +52,7 @@ void printUsage(std::FILE* out) {
         "  --dt H  --steps N | --seconds T  --newton N  --iters M  --substeps K  --seed S\n"
         "  --threads N  --backend cpu|cuda  --json  --trace FILE.csv  --state-out FILE.json\n"
         "  --overlap-every N (overlap volume stride, 0: last step only; default 10)  --no-progress\n"
+        "  --script (play the scene's grasp script) | --script=FILE   --grip-force N (replaces the script's)\n"
         "SCENE is a library name (sandbox list) or a path to a scene .json file.\n",
         kDefaultScene);
 }
@@ -71,6 +72,7 @@ bool parseRunOptions(int argc, char** argv, int first, RunOptions& o, std::strin
         // Flags without a value.
         if (a == "--json") { o.json = true; continue; }
         if (a == "--no-progress") { o.progress = false; continue; }
+        if (a == "--script") { o.script = true; continue; }   // the scene's own script; --script=FILE below
         // Options with a value: --opt V or --opt=V.
         std::string v;
         size_t eq = a.find('=');
@@ -82,7 +84,8 @@ bool parseRunOptions(int argc, char** argv, int first, RunOptions& o, std::strin
         } else {
             static const char* known[] = {"--contact", "--solver", "--ncp", "--dt", "--steps", "--seconds",
                                           "--newton", "--iters", "--seed", "--substeps", "--trace",
-                                          "--state-out", "--threads", "--backend", "--overlap-every"};
+                                          "--state-out", "--threads", "--backend", "--overlap-every",
+                                          "--grip-force"};
             for (const char* k : known)
                 if (a == k) return fail("option " + a + " needs a value");
             return fail("unknown option " + a + " (see sandbox --help)");
@@ -132,6 +135,13 @@ bool parseRunOptions(int argc, char** argv, int first, RunOptions& o, std::strin
             o.trace = v;
         } else if (a == "--state-out") {
             o.stateOut = v;
+        } else if (a == "--script") {
+            if (v.empty()) return bad("a script file (--script=FILE), or --script alone for the scene's script");
+            o.script = true;
+            o.scriptFile = v;
+        } else if (a == "--grip-force") {
+            if (!parseDouble(v, d) || !(d > 0) || d > 1e6) return bad("a grip force in newtons, > 0");
+            o.gripForce = d;
         } else if (a == "--backend") {
             if (v != "cpu" && v != "cuda") return bad("cpu or cuda");
             o.backend = v;

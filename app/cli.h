@@ -32,6 +32,9 @@ struct RunOptions {
     std::string backend = "cpu";          // cpu | cuda
     int overlapStride = 10;               // overlap volume every N steps (and at the last step)
     bool progress = true;                 // progress bar on stderr when it is a terminal
+    bool script = false;                  // play the grasp script (engine/grasp/grasp_player.h)
+    std::string scriptFile;               // --script=FILE: keyframes from FILE instead of the scene's
+    std::optional<double> gripForce;      // N: replaces the script's grip force
 };
 
 // Parses argv[first..argc) of `sandbox run` (argv[first] is the scene). Returns false with a

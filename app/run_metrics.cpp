@@ -130,6 +130,7 @@ std::string summaryJson(const RunSummary& s) {
     j["profile_ms"] = {{"broad_phase", 1e3 * p.broadPhase / n}, {"narrow_phase", 1e3 * p.narrowPhase / n},
                        {"contact_model", 1e3 * p.contactModel / n}, {"solve", 1e3 * p.solve / n},
                        {"integrate", 1e3 * p.integrate / n}, {"total", 1e3 * p.total / n}};
+    if (!s.graspJson.empty()) j["grasp"] = Json::parse(s.graspJson);
     return j.dump();
 }
 

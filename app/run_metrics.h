@@ -40,6 +40,8 @@ struct RunSummary {
     bool nan = false;              // the final state (or any step's) held a NaN
     int failedSteps = 0;
     bool overlapAvailable = true;
+    std::string graspJson;         // the grasp script's measurements (one JSON object), or empty
+    std::string graspText;         // the same as readable lines
 };
 
 

@@ -14,6 +14,8 @@
 
 #include "app/run_metrics.h"
 #include "app/thread_policy.h"
+#include "engine/grasp/grasp_player.h"
+#include "engine/scene/scene_grasp.h"
 #include "engine/scene/scene_loader.h"
 #include "gpu/gpu_backend.h"
 
@@ -112,6 +114,18 @@ int runHeadless(const RunOptions& o) {
 
     World world(std::move(model), settings);
     const int top = highestBody(world);
+    std::unique_ptr<GraspPlayer> grasp;   // --script: the grasp script drives the wrist and fingers
+    if (o.script) {
+        if (!info.grasp.present() || !(info.grasp.script.size() || !o.scriptFile.empty())) {
+            std::fprintf(stderr, "sandbox: --script: scene \"%s\" has no grasp script\n", info.name.c_str());
+            return kExitUsage;
+        }
+        if (!o.scriptFile.empty() && !loadGraspScript(o.scriptFile, info.grasp, &error)) {
+            std::fprintf(stderr, "sandbox: %s\n", error.c_str());
+            return kExitUsage;
+        }
+        grasp = std::make_unique<GraspPlayer>(world.model(), info.grasp, Real(o.gripForce.value_or(-1)));
+    }
     std::unique_ptr<GpuWorld> gpu;   // --backend cuda: the device steps the world (gpu/gpu_backend.h)
     std::string why;
     if (s.backend == "cuda" && !gpuSupports(world, &why)) {
@@ -125,8 +139,10 @@ int runHeadless(const RunOptions& o) {
     for (int i = 0; i < s.steps; ++i) {
         const double c0 = processCpuMs();
         auto t0 = std::chrono::steady_clock::now();
+        if (grasp) grasp->beforeStep(world);
         if (gpu) gpu->step();
         else world.step();
+        if (grasp) grasp->afterStep(world);
         auto t1 = std::chrono::steady_clock::now();
         const double c1 = processCpuMs();
         StepRecord r;
@@ -182,10 +198,15 @@ int runHeadless(const RunOptions& o) {
         std::fprintf(stderr, "sandbox: %s\n", escapeControl(err).c_str());
         status = 3;
     }
+    if (grasp) {
+        s.graspJson = grasp->json();
+        s.graspText = grasp->text();
+    }
     if (o.json) {
         std::printf("%s\n", summaryJson(s).c_str());
     } else {
         writeSummaryText(s, stdout);
+        std::fputs(s.graspText.c_str(), stdout);
         if (status == 1) std::printf("  the final state is not finite\n");
     }
     std::fflush(stdout);

@@ -43,6 +43,12 @@ struct Joint {
     bool drive = false;            // drive the free coordinate to driveTarget
     Real driveTarget = 0;          // rad (revolute) or m (prismatic)
     Real driveCompliance = 0;
+    Real driveDamping = 0;         // N s/m or N m s/rad: > 0 makes the drive a spring-damper with
+                                   //   k = 1 / driveCompliance (a scale's spring, a finger's servo)
+    Real driveMaxForce = -1;       // N or N m: the drive's force limit (|lambda| <= this h); < 0: none
+    Real maxForce = -1;            // N: limit on each positional row of the joint (a compliant,
+                                   //   force-limited coupling such as the wrist's mocap joint); < 0: none
+    Real maxTorque = -1;           // N m: the same for each angular row
     std::string name;
 };
 

@@ -16,6 +16,7 @@ import subprocess
 import sys
 
 SOLVERS = ["jacobi", "gs", "pcg", "pcr"]
+GRASP_SCENES = ["grasp_box", "fetch_tomato", "hand_ball", "grasp_mesh"]   # scenes with a grasp script
 # Simulated seconds per scene: long enough to settle, short enough for 2 cores.
 SECONDS = {"pour3d": 6.0, "heavy_stack": 4.0, "arch": 4.0, "card_house": 3.0, "table_pile": 4.0}
 POUR_DTS = [0.001, 0.002, 0.003, 0.004, 0.005, 0.0075, 0.01, 0.0125, 0.015, 0.0175, 0.02, 0.025, 0.03,
@@ -83,6 +84,35 @@ def main():
         print(f"| {r['scene']} | {r['solver']} | {r['bodies']} | {r['contacts_mean']:.1f} | {r['ms_per_step_median']:.3f} | "
               f"{r['newton_iters_mean']:.2f} | {r['linear_iters_mean']:.1f} | {r['residual_final_mean']:.3e} | "
               f"{r['max_penetration_m']:.2e} | {r['overlap_volume_max_m3']:.2e} |")
+
+    # ---- 1b. the grasp scripts (issue 19): each grasp scene's script under every solver ------
+    # Real time for the gripper means a step within 8.33 ms (120 Hz) on one core.
+    grasp = []
+    for scene in [s for s in scenes if s in GRASP_SCENES]:
+        for solver in SOLVERS:
+            r = run(exe, [scene, "--script", "--solver", solver, "--threads", "1", "--overlap-every", "0"])
+            g = r["grasp"]
+            grasp.append({"scene": scene, "solver": solver, "precision": r["precision"], "steps": r["steps"],
+                          "ms_per_step_mean": r["wall_ms_per_step"]["mean"],
+                          "ms_per_step_median": r["wall_ms_per_step"]["median"],
+                          "ms_per_step_p95": r["wall_ms_per_step"]["p95"], "grip_force_n": g["grip_force_n"],
+                          "hold_s": g["hold_s"], "hold_slip_m": g["hold_slip_m"], "hold_rise_m": g["hold_rise_m"],
+                          "pad_penetration_max_m": g["pad_penetration_max_m"], "scale_kg": g["scale_kg"],
+                          "failed_steps": r.get("failed_steps", 0)})
+            print(f"  {scene:12s} {solver:6s} --script {grasp[-1]['ms_per_step_mean']:8.3f} ms/step", file=sys.stderr)
+    if grasp:
+        path = os.path.join(outdir, "grasp.csv")
+        with open(path, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(grasp[0].keys()))
+            w.writeheader()
+            w.writerows(grasp)
+        print(f"\n## Grasp scripts (sandbox run SCENE --script, 1 thread; real time: 8.33 ms/step) -> {path}\n")
+        print("| scene | solver | ms/step mean | median | p95 | hold slip (mm) | rise (m) | pad overlap (mm) | scale (kg) |")
+        print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+        for r in grasp:
+            print(f"| {r['scene']} | {r['solver']} | {r['ms_per_step_mean']:.3f} | {r['ms_per_step_median']:.3f} | "
+                  f"{r['ms_per_step_p95']:.3f} | {1e3 * r['hold_slip_m']:.3g} | {r['hold_rise_m']:.4f} | "
+                  f"{1e3 * r['pad_penetration_max_m']:.3g} | {r['scale_kg']:.4f} |")
 
     # ---- 2. pour3d under the standard model at 16 step sizes (the PEG baseline) -------------
     seeds = [1] if quick else [1, 2, 3]

@@ -31,6 +31,8 @@ void readJoint(const Json& v, const std::string& path, SceneContext& ctx) {
         spec.axis = normalize(spec.axis);
     }
     j.compliance = obj.nonNegative("compliance", 0);
+    j.maxForce = obj.has("max_force") ? obj.positive("max_force") : Real(-1);     // N, each positional row
+    j.maxTorque = obj.has("max_torque") ? obj.positive("max_torque") : Real(-1);  // N m, each angular row
     if (obj.has("bending_stiffness")) {
         if (j.type != JointType::Revolute) obj.fail("bending_stiffness", "only revolute joints bend");
         j.bendCompliance = 1 / obj.positive("bending_stiffness");   // N m/rad -> rad/(N m)
@@ -41,6 +43,10 @@ void readJoint(const Json& v, const std::string& path, SceneContext& ctx) {
         j.drive = true;
         j.driveTarget = drive.number("target");
         j.driveCompliance = drive.nonNegative("compliance", 0);
+        j.driveDamping = drive.nonNegative("damping", 0);   // N s/m or N m s/rad
+        if (j.driveDamping > 0 && !(j.driveCompliance > 0))
+            drive.fail("damping", "a damped drive is a spring: give it a compliance > 0");
+        j.driveMaxForce = drive.has("max_force") ? drive.positive("max_force") : Real(-1);   // N or N m
         drive.finish();
     }
     obj.finish();

@@ -129,6 +129,7 @@ void readScene(const Json& root, SceneContext& ctx, WorldSettings& settings, Sce
     const Json& joints = requireArray(top, "joints");
     for (size_t i = 0; i < joints.size(); ++i)
         scene::readJoint(joints[i], "/joints/" + std::to_string(i), ctx);
+    top.find("grasp");   // read after the model is built (scene_grasp.cpp)
     top.finish();
     if (ctx.bodies.empty()) ctx.fail("/bodies", "the scene has no bodies");
 }
@@ -186,6 +187,7 @@ bool loadSceneFromText(const std::string& text, const std::string& sourceName,
         readScene(root, ctx, ws, si);
         ctx.checkStartPairs();
         buildModel(ctx, built);
+        if (root.is_object() && root.contains("grasp")) scene::readGrasp(root["grasp"], "/grasp", ctx, built, si.grasp);
     } catch (const SceneError& e) {
         if (error) *error = escapeControl(e.what());
         return false;

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/grasp/grasp_spec.h"
 #include "engine/model.h"
 #include "engine/world.h"
 
@@ -31,6 +32,7 @@ struct SceneInfo {
     Real duration = 5;                 // seconds: default length of a headless run or recording
     int emittedBodies = 0;             // bodies created by emitters (dormant until spawnTime)
     int generatedBodies = 0;           // bodies created by generators (pyramid, stack, ...)
+    GraspSpec grasp;                   // the "grasp" block (engine/grasp/grasp_spec.h); empty if none
 };
 
 struct SceneLoadOptions {

@@ -144,5 +144,8 @@ void readBodyCommon(JsonObject& obj, BodyDesc& body);
 void readGenerator(const Json& v, const std::string& path, SceneContext& ctx);
 void readEmitter(const Json& v, const std::string& path, SceneContext& ctx);
 void readJoint(const Json& v, const std::string& path, SceneContext& ctx);
+// The "grasp" block, read after the model is built (names resolve against it; scene_grasp.cpp).
+void readGrasp(const Json& v, const std::string& path, const SceneContext& ctx, const Model& model, GraspSpec& spec);
+void readGraspScript(const Json& v, const std::string& path, const SceneContext& ctx, GraspSpec& spec);
 
 }  // namespace cs::scene

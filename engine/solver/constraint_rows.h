@@ -98,7 +98,12 @@ struct RowEvalView {
     Real* schurCompliance;   // out: C_ii of the linearized row
     Real* residual;          // out: h_i, the row's error in m/s
     Real* merit;             // out: the row's NCP residual in m/s, for convergence
+    const Real* maxImpulse = nullptr;   // bilateral rows' force limits (N s; >= kNoImpulseLimit: none);
+                                        // nullptr: no row is limited
 };
+
+// maxImpulse of a row with no force limit (ConstraintRows::add sets 1e30).
+constexpr Real kNoImpulseLimit = Real(1e29);
 
 CS_HD NcpValue evalNcp(int ncp, Real a, Real b) {
     return ncp == 0 ? ncpFischerBurmeister(a, b) : ncpMinimumMap(a, b);
@@ -110,6 +115,25 @@ CS_HD void evalRow(const RowEvalView& v, int i) {
     switch (v.kind[i]) {
     case int(RowKind::Bilateral): {
         Real e = v.bias[i] + v.jv[i] + v.softness[i] * v.lambda[i];
+        // A force-limited row (a drive's or the wrist's limit, the drag), |lambda| <= L, is a box
+        // complementarity problem; its minimum map phi = lambda - mid(-L, L, lambda - e / D)
+        // with D = A_ii + gamma_i is linearized semi-smoothly: inside the box the row is the
+        // bilateral one; at a bound its Newton step is dlambda = bound - lambda, a row decoupled
+        // by a large compliance (as friction with no normal force below), so a saturated drive
+        // pushes with exactly its limit and the other rows do not see it as stiff.
+        const Real limit = v.maxImpulse ? v.maxImpulse[i] : kNoImpulseLimit;
+        const Real d = v.diagA[i] + v.softness[i];
+        if (limit < kNoImpulseLimit && d > 0) {
+            const Real z = v.lambda[i] - e / d;
+            if (z > limit || z < -limit) {
+                const Real bound = z > limit ? limit : -limit;
+                const Real big = (v.diagA[i] > 0 ? v.diagA[i] : Real(1)) / kMinNcpSlope;
+                v.schurCompliance[i] = big;
+                v.residual[i] = big * (v.lambda[i] - bound);
+                v.merit[i] = d * (v.lambda[i] - bound);
+                break;
+            }
+        }
         v.schurCompliance[i] = v.softness[i];
         v.residual[i] = e;
         v.merit[i] = e;

@@ -7,6 +7,11 @@
 // (sign chosen so w >= 0); each world axis e gives C = e . theta, J = [ 0, -e | 0, e ].
 // A revolute joint keeps the two angular rows perpendicular to its axis: C = e_k . (a_A x a_B).
 // Its free axis can carry a bending stiffness (the [NSN] beam) or a drive: C = angle - target.
+// A drive with damping c is a spring-damper of stiffness k = 1/alpha (a scale's spring, a finger's
+// servo): bias = k C0/(k h + c), gamma = 1/(h (k h + c)) (constraint_rows.h); with c = 0 this is
+// the compliance form. Force limits (Joint::driveMaxForce, maxForce, maxTorque) bound a row's
+// impulse, |lambda| <= limit h: a box-constrained row that the Newton iteration linearizes as
+// such (constraint_rows.h, evalRow), so a saturated drive pushes with exactly its limit.
 #include "engine/solver/joint_rows.h"
 
 #include <cmath>
@@ -32,10 +37,25 @@ Frames jointFrames(const Model& model, const State& state, const Joint& j) {
     return f;
 }
 
-// Bias and softness of a row with physical compliance alpha (constraint_rows.h).
+// Bias and softness of a row with physical compliance alpha (constraint_rows.h), and its force
+// limit (N or N m; < 0: none) as an impulse bound.
 void addBilateral(ConstraintRows& rows, const Joint& j, int owner, Spatial ja, Spatial jb, Real c0, Real alpha,
-                  Real h) {
-    rows.add(RowKind::Bilateral, j.bodyA, j.bodyB, ja, jb, c0 / h, alpha / (h * h), owner);
+                  Real h, Real limit = -1) {
+    const int row = rows.add(RowKind::Bilateral, j.bodyA, j.bodyB, ja, jb, c0 / h, alpha / (h * h), owner);
+    if (limit >= 0) rows.maxImpulse[row] = limit * h;
+}
+
+// The drive row: C0 = coordinate - target. With damping c > 0 a spring-damper of k = 1/alpha:
+//   f = -k (C0 + h v) - c v  =>  bias = k C0/(k h + c), gamma = 1/(h (k h + c)).
+void addDriveRow(ConstraintRows& rows, const Joint& j, int owner, Spatial ja, Spatial jb, Real c0, Real h) {
+    if (!(j.driveDamping > 0) || !(j.driveCompliance > 0)) {
+        addBilateral(rows, j, owner, ja, jb, c0, j.driveCompliance, h, j.driveMaxForce);
+        return;
+    }
+    const Real k = 1 / j.driveCompliance, c = j.driveDamping;
+    const int row = rows.add(RowKind::Bilateral, j.bodyA, j.bodyB, ja, jb, k * c0 / (k * h + c),
+                             1 / (h * (k * h + c)), owner);
+    if (j.driveMaxForce >= 0) rows.maxImpulse[row] = j.driveMaxForce * h;
 }
 
 void addPointRows(ConstraintRows& rows, const Joint& j, int owner, const Frames& f, Real h, const Vec3* axes,
@@ -44,7 +64,7 @@ void addPointRows(ConstraintRows& rows, const Joint& j, int owner, const Frames&
     for (int k = 0; k < count; ++k) {
         Vec3 e = axes[k];
         addBilateral(rows, j, owner, Spatial{-e, -cross(f.rA, e)}, Spatial{e, cross(f.rB, e)}, dot(e, d),
-                     j.compliance, h);
+                     j.compliance, h, j.maxForce);
     }
 }
 
@@ -58,10 +78,21 @@ void addAngularRows(ConstraintRows& rows, const Joint& j, int owner, const Frame
     Vec3 theta = rotationError(f, j);
     const Vec3 axes[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
     for (const Vec3& e : axes)
-        addBilateral(rows, j, owner, Spatial{{0, 0, 0}, -e}, Spatial{{0, 0, 0}, e}, dot(e, theta), j.compliance, h);
+        addBilateral(rows, j, owner, Spatial{{0, 0, 0}, -e}, Spatial{{0, 0, 0}, e}, dot(e, theta), j.compliance, h,
+                     j.maxTorque);
 }
 
 }  // namespace
+
+int jointRowCount(const Joint& j) {
+    switch (j.type) {
+    case JointType::Ball: return 3;
+    case JointType::Fixed: return 6;
+    case JointType::Revolute: return 5 + (j.drive || j.bendCompliance >= 0 ? 1 : 0);
+    case JointType::Prismatic: return 5 + (j.drive ? 1 : 0);
+    }
+    return 0;
+}
 
 Real revoluteAngle(const Model& model, const State& state, const Joint& j) {
     Frames f = jointFrames(model, state, j);
@@ -89,12 +120,15 @@ void buildJointRows(const Model& model, const State& state, Real h, ConstraintRo
             tangentBasis(aA, b1, b2);
             Vec3 c = cross(aA, aB);
             for (Vec3 e : {b1, b2})
-                addBilateral(rows, j, owner, Spatial{{0, 0, 0}, -e}, Spatial{{0, 0, 0}, e}, dot(e, c), j.compliance, h);
+                addBilateral(rows, j, owner, Spatial{{0, 0, 0}, -e}, Spatial{{0, 0, 0}, e}, dot(e, c), j.compliance, h,
+                             j.maxTorque);
             if (j.drive || j.bendCompliance >= 0) {
                 Real angle = dot(rotationError(f, j), aA);
-                Real target = j.drive ? j.driveTarget : Real(0);
-                Real alpha = j.drive ? j.driveCompliance : j.bendCompliance;
-                addBilateral(rows, j, owner, Spatial{{0, 0, 0}, -aA}, Spatial{{0, 0, 0}, aA}, angle - target, alpha, h);
+                if (j.drive)
+                    addDriveRow(rows, j, owner, Spatial{{0, 0, 0}, -aA}, Spatial{{0, 0, 0}, aA}, angle - j.driveTarget, h);
+                else
+                    addBilateral(rows, j, owner, Spatial{{0, 0, 0}, -aA}, Spatial{{0, 0, 0}, aA}, angle,
+                                 j.bendCompliance, h);
             }
             break;
         }
@@ -107,8 +141,8 @@ void buildJointRows(const Model& model, const State& state, Real h, ConstraintRo
             addPointRows(rows, j, owner, f, h, perp, 2);
             if (j.drive) {
                 Vec3 d = (f.xB + f.rB) - (f.xA + f.rA);
-                addBilateral(rows, j, owner, Spatial{-axis, -cross(f.rA, axis)}, Spatial{axis, cross(f.rB, axis)},
-                             dot(axis, d) - j.driveTarget, j.driveCompliance, h);
+                addDriveRow(rows, j, owner, Spatial{-axis, -cross(f.rA, axis)}, Spatial{axis, cross(f.rB, axis)},
+                            dot(axis, d) - j.driveTarget, h);
             }
             break;
         }

@@ -17,6 +17,9 @@ void buildJointRows(const Model& model, const State& state, Real h, ConstraintRo
 void buildDragRows(const Model& model, const State& state, const std::vector<Mat3>& invInertiaWorld, Real h,
                    const DragState& drag, const DragSettings& settings, ConstraintRows& rows);
 
+// Rows buildJointRows appends for this joint (the drive's row, when there is one, is the last).
+int jointRowCount(const Joint& joint);
+
 // Hinge angle of a revolute joint about its axis, radians, in (-pi, pi].
 Real revoluteAngle(const Model& model, const State& state, const Joint& joint);
 

@@ -207,7 +207,7 @@ void solveNewton(const SolverSettings& settings, Real h, ConstraintRows& rows, B
                      rows.gapFirst.data(), rows.gapCount.data(), rows.gapBias.data(), s.gapJv.data(), s.gapRatio.data(), h,
                      settings.ncp == NcpFunction::FischerBurmeister ? 0 : 1,
                      settings.complementarityPreconditioner, s.compliance.data(), s.residual.data(),
-                     s.merit.data()};
+                     s.merit.data(), rows.maxImpulse.data()};
 
     LinearSolverSettings linear;
     linear.maxIterations = settings.linearIterations;
