@@ -58,12 +58,14 @@ int headlessInstead(int argc, char** argv, int first) {
 
 int runExperiment(int argc, char** argv);   // app/experiment.cpp ([PEG] section 6)
 namespace cs { int runPlusExperiment(int argc, char** argv); }   // app/plus_experiments.cpp ([PLUS] section 4)
+namespace cs { int runCcpExperiment(int argc, char** argv); }    // app/ccp_experiment.cpp ([CCP])
 
 int main(int argc, char** argv) {
     std::string cmd = argc > 1 ? argv[1] : "";
     if (cmd == "run") return cs::runCommand(argc, argv, 2);
     if (cmd == "bench-gpu") return cs::gpuBenchCommand(argc - 1, argv + 1);
     if (cmd == "experiment" && argc > 2 && std::strncmp(argv[2], "plus-", 5) == 0) return cs::runPlusExperiment(argc, argv);
+    if (cmd == "experiment" && argc > 2 && std::strncmp(argv[2], "ccp-", 4) == 0) return cs::runCcpExperiment(argc, argv);
     if (cmd == "experiment") return runExperiment(argc, argv);
     if (cmd == "list") {
         if (argc > 2) {
