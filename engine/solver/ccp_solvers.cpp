@@ -166,7 +166,9 @@ void solveCcp(const SolverSettings& settings, Real h, ConstraintRows& rows, Body
     s.previous.resize(n);
     s.gy.resize(n);
     s.y.resize(n);
-    p.project(rows.lambda.data());   // warm impulses onto the cones
+    // PJ / PGS / APGD start from the warm impulses projected onto the cones; Newton from them as
+    // they are, as newton.cpp (and the device pipeline's Newton) does for every model.
+    if (settings.ccp.solver != CcpSolverType::Newton) p.project(rows.lambda.data());
     switch (settings.ccp.solver) {
     case CcpSolverType::Jacobi: projectedJacobi(settings.ccp, s, rows.lambda.data(), stats); break;
     case CcpSolverType::GaussSeidel: projectedGaussSeidel(settings.ccp, s, rows.lambda.data(), stats); break;
