@@ -159,6 +159,10 @@ bool parseSizes(const char* text, std::vector<int>& out) {
 
 int runCcpExperiment(int argc, char** argv) {
     const std::string which = argv[2];
+    if (which != "ccp-pile" && which != "ccp-liftoff" && which != "ccp-scenes" && which != "ccp-all") {
+        std::fprintf(stderr, "sandbox experiment: unknown experiment %s (ccp-pile, ccp-liftoff, ccp-scenes or ccp-all)\n", which.c_str());
+        return 2;
+    }
     PileOptions pile;
     CcpScenesOptions scenes;
     for (int i = 3; i < argc; ++i) {
@@ -197,10 +201,6 @@ int runCcpExperiment(int argc, char** argv) {
     if (which == "ccp-pile" || which == "ccp-all") runPile(pile);
     if (which == "ccp-liftoff" || which == "ccp-all") runLiftoff(scenes);
     if (which == "ccp-scenes" || which == "ccp-all") runCcpScenes(scenes);
-    if (which != "ccp-pile" && which != "ccp-liftoff" && which != "ccp-scenes" && which != "ccp-all") {
-        std::fprintf(stderr, "sandbox experiment: unknown experiment %s (ccp-pile, ccp-liftoff, ccp-scenes or ccp-all)\n", which.c_str());
-        return 2;
-    }
     if (which == "ccp-all") {
         const std::string cmd = "/usr/bin/python3 '" CS_SOURCE_DIR "/scripts/ccp_plot.py' '" + pile.outDir + "'";
         if (std::system(cmd.c_str()) != 0) std::fprintf(stderr, "sandbox experiment: %s failed (needs python3-matplotlib)\n", cmd.c_str());
