@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "engine/scene/scene_loader.h"
+#include "engine/solver/ccp_solvers.h"
 
 namespace cs {
 
@@ -48,7 +49,8 @@ void printUsage(std::FILE* out) {
         "       sandbox list                 the scene library with one-line descriptions\n"
         "       sandbox run SCENE [options]  headless run, summary or JSON at the end\n"
         "run options:\n"
-        "  --contact standard|peg|plus|compliant   --solver jacobi|gs|pcg|pcr   --ncp fb|min\n"
+        "  --contact standard|peg|plus|compliant|ccp   --solver jacobi|gs|pcg|pcr   --ncp fb|min\n"
+        "  --ccp-solver pj|pgs|apgd|newton (ccp model; newton uses --solver)  --ccp-iters N\n"
         "  --dt H  --steps N | --seconds T  --newton N  --iters M  --substeps K  --seed S\n"
         "  --threads N  --backend cpu|cuda  --json  --trace FILE.csv  --state-out FILE.json\n"
         "  --overlap-every N (overlap volume stride, 0: last step only; default 10)  --no-progress\n"
@@ -85,7 +87,8 @@ bool parseRunOptions(int argc, char** argv, int first, RunOptions& o, std::strin
             static const char* known[] = {"--contact", "--solver", "--ncp", "--dt", "--steps", "--seconds",
                                           "--newton", "--iters", "--seed", "--substeps", "--trace",
                                           "--state-out", "--threads", "--backend", "--overlap-every",
-                                          "--grip-force"};
+                                          "--grip-force",
+                                          "--ccp-solver", "--ccp-iters"};
             for (const char* k : known)
                 if (a == k) return fail("option " + a + " needs a value");
             return fail("unknown option " + a + " (see sandbox --help)");
@@ -95,8 +98,16 @@ bool parseRunOptions(int argc, char** argv, int first, RunOptions& o, std::strin
         long long n;
         if (a == "--contact") {
             ContactModelType t;
-            if (!parseContactModelName(v, t)) return bad("standard, peg, plus or compliant");
+            if (!parseContactModelName(v, t)) return bad("standard, peg, plus, compliant or ccp");
             o.contact = t;
+        } else if (a == "--ccp-solver") {
+            CcpSolverType t;
+            if (!parseCcpSolverName(v.c_str(), t)) return bad("pj, pgs, apgd or newton");
+            o.ccpSolver = t;
+        } else if (a == "--ccp-iters") {
+            if (!parseInt(v, n) || n < 1 || n > SceneLimits::iters)
+                return bad("a positive integer, at most " + std::to_string(SceneLimits::iters));
+            o.ccpIters = int(n);
         } else if (a == "--solver") {
             LinearSolverType t;
             if (!parseSolverTypeName(v, t)) return bad("jacobi, gs, pcg or pcr");
@@ -158,6 +169,8 @@ void applyRunOptions(const RunOptions& o, WorldSettings& s) {
     if (o.contact) s.solver.contactModel = *o.contact;
     if (o.solver) s.solver.linearSolver = *o.solver;
     if (o.ncp) s.solver.ncp = *o.ncp;
+    if (o.ccpSolver) s.solver.ccp.solver = *o.ccpSolver;
+    if (o.ccpIters) s.solver.ccp.iterations = *o.ccpIters;
     if (o.dt) s.dt = Real(*o.dt);
     if (o.newton) s.solver.newtonIterations = *o.newton;
     if (o.iters) s.solver.linearIterations = *o.iters;

@@ -21,6 +21,8 @@ struct RunOptions {
     std::optional<ContactModelType> contact;
     std::optional<LinearSolverType> solver;
     std::optional<NcpFunction> ncp;
+    std::optional<CcpSolverType> ccpSolver;   // --ccp-solver pj|pgs|apgd|newton
+    std::optional<int> ccpIters;              // --ccp-iters: PJ / PGS sweeps, APGD iterations
     std::optional<double> dt;             // s
     std::optional<int> steps;
     std::optional<double> seconds;        // steps = ceil(seconds / dt)

@@ -17,6 +17,7 @@
 #include "engine/grasp/grasp_player.h"
 #include "engine/scene/scene_grasp.h"
 #include "engine/scene/scene_loader.h"
+#include "engine/solver/ccp_solvers.h"
 #include "gpu/gpu_backend.h"
 
 namespace cs {
@@ -96,6 +97,9 @@ int runHeadless(const RunOptions& o) {
     s.scene = info.name;
     s.contact = contactModelName(settings.solver.contactModel);
     s.solver = solverTypeName(settings.solver.linearSolver);
+    if (settings.solver.contactModel == ContactModelType::CCP)   // [CCP]: its own solver, Newton with the linear one
+        s.solver = settings.solver.ccp.solver == CcpSolverType::Newton ? "newton-" + s.solver
+                                                                       : std::string(ccpSolverName(settings.solver.ccp.solver));
     s.ncp = ncpFunctionName(settings.solver.ncp);
     s.precision = kPrecisionName;
     s.dt = double(settings.dt);

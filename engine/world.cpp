@@ -24,6 +24,7 @@
 #include "engine/collision/narrow_phase.h"
 #include "engine/contact/contact_model.h"
 #include "engine/model_builder.h"
+#include "engine/solver/ccp_solvers.h"
 #include "engine/solver/integrate.h"
 #include "engine/solver/joint_rows.h"
 #include "engine/solver/newton.h"
@@ -41,6 +42,7 @@ struct World::Scratch {
     ConstraintRows rows;
     BodyVelocities bodies;
     NewtonScratch newton;
+    CcpScratch ccp;                       // [CCP] model's solvers
 };
 
 namespace {
@@ -191,7 +193,8 @@ void World::substep(Real h) {
 
         // ---- solve ----
         t = Clock::now();
-        solveNewton(settings.solver, h, s.rows, bv, s.newton, solveStats_);
+        if (modelType == ContactModelType::CCP) solveCcp(settings.solver, h, s.rows, bv, s.ccp, solveStats_);
+        else solveNewton(settings.solver, h, s.rows, bv, s.newton, solveStats_);
         profile_.solve += secondsSince(t);
 
         if (pass >= redetectPasses || !widenDetection(narrow, pass == 0)) break;

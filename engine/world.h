@@ -18,7 +18,7 @@ namespace cs {
 
 struct BodyDesc;   // engine/model_builder.h
 
-enum class ContactModelType { Standard, PEG, PLUS, Compliant };
+enum class ContactModelType { Standard, PEG, PLUS, Compliant, CCP };
 enum class NcpFunction { FischerBurmeister, MinimumMap };
 
 // PEG's geometric relaxations ([PEG] section 4), used by the contact model when it groups
@@ -33,6 +33,17 @@ struct PegSettings {
     bool vertexVertex = true;        // form the vertex-vertex X-constraints of eq. 38 (peg_model.cpp)
     Real motionScale = Real(0);      // widen delta and eps by this times the pair's reach within the
                                      //   step (|v_rel| h + ...; peg_model.cpp motionReach); 0: off
+};
+
+// The cone complementarity model's solvers ([CCP]; engine/solver/ccp_solvers.h): projected Jacobi,
+// projected Gauss-Seidel, APGD, or Newton: the non-smooth Newton iteration with the linear solver
+// of SolverSettings over the same relaxed rows.
+enum class CcpSolverType { Jacobi, GaussSeidel, APGD, Newton };
+struct CcpSettings {
+    CcpSolverType solver = CcpSolverType::APGD;
+    int iterations = 100;                // PJ / PGS sweeps, APGD iterations (Newton: newtonIterations)
+    Real tolerance = Real(1e-5);         // m/s: stop when the CCP merit drops below this
+    Real omega = 0;                      // PJ / PGS relaxation; <= 0: 1 for PGS, 1 / lambda_max(eta N) for PJ
 };
 
 struct SolverSettings {
@@ -52,6 +63,7 @@ struct SolverSettings {
     Real stabilization = 1;              // fraction of the gap psi/h kept in the constraint ([PEG] eq. 9)
     Real maxPushoutSpeed = 1;            // m/s: cap on the speed at which overlaps are corrected
     PegSettings peg;
+    CcpSettings ccp;
 };
 
 // PLUS impact model ([PLUS] Uchida, Sherman, Delp 2015, figure 2 and table A1); scene "plus" block.
@@ -124,6 +136,7 @@ struct SolveStats {
     Real residualFinal = 0;              // ||h|| of the NCP system at exit
     std::vector<Real> newtonResidual;                // (newton iters + 1)
     std::vector<std::vector<Real>> linearResidual;   // (newton iters) x (linear iters + 1)
+    std::vector<Real> ccpMerit;                      // [CCP] model: its merit (m/s) per iteration, entry 0 at the start
 };
 
 // The mouse drag: a compliant point-to-point constraint from a point fixed on the body to a
@@ -167,6 +180,7 @@ struct Contact {              // a potential contact turned into constraint rows
     int impactState = -1;
     int impactRounds = 0;
     Vec3 impactImpulse{0, 0, 0};
+    Real ccpSeparation = 0;   // [CCP] model: h mu |v_T|, the end-of-step gap its relaxation opens (m)
 };
 
 class World {

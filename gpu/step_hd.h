@@ -55,9 +55,10 @@ struct FlatRows {
 
 // The three rows of contact ci at rows n, n+1, n+2 (buildStandardRows of standard_model.cpp,
 // one contact at a time): normal row, two friction rows, warm impulses from the sorted cache.
+// ccpRelaxed: the CCP model's rows (buildCcpRows), the normal row carrying mu.
 CS_HD void writeStandardContactRows(const FlatModelView& m, const PotentialContact& c, int ci, const Vec3* bodyPos,
                                     Real stabilization, Real maxPushout, Real frictionScale, const WarmImpulse* warm,
-                                    int warmCount, bool warmStart, int n, const FlatRows& r) {
+                                    int warmCount, bool warmStart, int n, const FlatRows& r, bool ccpRelaxed = false) {
     const Vec3 zero{0, 0, 0};
     const StandardContactRows rows = standardContactRows(c, c.bodyA >= 0 ? bodyPos[c.bodyA] : zero,
                                                          c.bodyB >= 0 ? bodyPos[c.bodyB] : zero, stabilization,
@@ -78,7 +79,7 @@ CS_HD void writeStandardContactRows(const FlatModelView& m, const PotentialConta
         r.jacobianB[i] = rows.jacobianB[k];
         r.bias[i] = k == 0 ? rows.bias : Real(0);
         r.softness[i] = 0;
-        r.mu[i] = k == 0 ? Real(0) : mu;
+        r.mu[i] = k == 0 && !ccpRelaxed ? Real(0) : mu;   // [CCP]: mu on the normal row (ccp_model.cpp)
         r.normalRow[i] = k == 0 ? -1 : n;
         r.maxImpulse[i] = Real(1e30);
         r.lambda[i] = lambda[k];

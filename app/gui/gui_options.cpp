@@ -105,7 +105,7 @@ bool parseGuiOptions(int argc, char** argv, bool record, GuiOptions& o, std::str
         } else if (a == "--model") {
             if (!(v = need(i, a))) return false;
             ContactModelType t;
-            if (!parseContactModelName(v, t)) return bad("standard, peg, plus or compliant");
+            if (!parseContactModelName(v, t)) return bad("standard, peg, plus, compliant or ccp");
             o.overrides.model = t;
         } else if (a == "--ncp") {
             if (!(v = need(i, a))) return false;

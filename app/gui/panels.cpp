@@ -16,7 +16,7 @@ namespace cs {
 namespace {
 
 const ContactModelType kModels[] = {ContactModelType::Standard, ContactModelType::PEG, ContactModelType::PLUS,
-                                    ContactModelType::Compliant};
+                                    ContactModelType::Compliant, ContactModelType::CCP};
 const LinearSolverType kSolvers[] = {LinearSolverType::Jacobi, LinearSolverType::GaussSeidel,
                                      LinearSolverType::PCG, LinearSolverType::PCR};
 const char* kSolverLabels[] = {"Jacobi", "Gauss-Seidel", "PCG", "PCR"};
@@ -132,6 +132,14 @@ void SandboxApp::drawSettingsContent() {
             ImGui::PushID(i);
             SolverSettings& s = copies_[i]->world.settings.solver;
             contactModelCombo("contact model", s.contactModel);
+            if (s.contactModel == ContactModelType::CCP) {   // [CCP] solvers (engine/solver/ccp_solvers.h)
+                int ccp = int(s.ccp.solver);
+                ImGui::Combo("CCP solver", &ccp, "projected Jacobi\0projected Gauss-Seidel\0APGD\0Newton (linear solver below)\0");
+                s.ccp.solver = CcpSolverType(ccp);
+                ImGui::SliderInt("CCP iterations", &s.ccp.iterations, 1, 1000, "%d", ImGuiSliderFlags_Logarithmic);
+                helpMarker("[CCP] eq. 5d: the normal condition relaxed by -mu |v_T|, a convex QP with cone constraints. "
+                           "Sliding contacts end each step apart by h mu |v_T| (drawn magenta, the largest labelled).");
+            }
             ImGui::Checkbox("hyperplane faces", &copies_[i]->world.settings.hyperplaneFaces);
             helpMarker("The contacts the [PEG] paper's standard model uses: a vertex is paired with every face "
                        "within the margin, enforced on the face's plane, with no applicability test. Shows the "

@@ -93,31 +93,47 @@ void SandboxApp::drawPlotsWindow() {
     // [NSN] figures 11 and 18: residual against iteration for the last solve, one line per
     // Newton iteration, log scale.
     const SolveStats& st = copies_[shown]->plottedSolve;
-    ImGui::TextWrapped("Solve of step %lld: linear residual per Newton iteration", copies_[shown]->plottedSolveStep);
+    ImGui::TextWrapped("Solve of step %lld: %s", copies_[shown]->plottedSolveStep,
+                       st.linearResidual.empty() && !st.ccpMerit.empty() ? "the CCP solver's iterations"
+                                                                         : "linear residual per Newton iteration");
     helpMarker("The solve with the most Newton iterations over the last 120 steps (a converged warm start takes none). "
                "[NSN] figures 11 and 18: one line per Newton iteration, log scale.");
-    std::vector<PlotSeries> series;
-    int n = (int)st.linearResidual.size();
-    for (int k = 0; k < n; ++k) {
-        PlotSeries s;
-        s.name = n <= 8 || k == 0 || k == n - 1 ? "Newton " + std::to_string(k + 1) : "";
-        for (Real r : st.linearResidual[k]) s.values.push_back(float(r));
-        s.color = plotRampColor(k, n);
-        series.push_back(std::move(s));
+    if (!st.ccpMerit.empty()) {   // [CCP] model: its merit per iteration (engine/solver/ccp_solvers.h)
+        PlotSeries merit;
+        merit.name = "CCP merit";
+        for (Real r : st.ccpMerit) merit.values.push_back(float(r));
+        merit.color = IM_COL32(240, 90, 240, 255);
+        PlotOptions mo;
+        mo.logY = true;
+        mo.xLabel = st.newtonIterations > 0 ? "Newton iteration" : "iteration";
+        mo.height = 90 * k;
+        ImGui::Text("CCP merit (natural residual, m/s) per iteration");
+        plotWidget("ccp", {merit}, mo);
     }
-    PlotOptions o;
-    o.logY = true;
-    o.xLabel = "linear iteration";
-    o.height = 150 * k;
-    plotWidget("linear", series, o);
-    ImGui::Text("NCP residual ||h|| per Newton iteration");
-    PlotSeries newton;
-    newton.name = "||h||";
-    for (Real r : st.newtonResidual) newton.values.push_back(float(r));
-    newton.color = IM_COL32(255, 210, 80, 255);
-    o.xLabel = "Newton iteration";
-    o.height = 90 * k;
-    plotWidget("newton", {newton}, o);
+    if (st.ccpMerit.empty() || !st.linearResidual.empty()) {   // the Newton solves' plots
+        std::vector<PlotSeries> series;
+        int n = (int)st.linearResidual.size();
+        for (int k = 0; k < n; ++k) {
+            PlotSeries s;
+            s.name = n <= 8 || k == 0 || k == n - 1 ? "Newton " + std::to_string(k + 1) : "";
+            for (Real r : st.linearResidual[k]) s.values.push_back(float(r));
+            s.color = plotRampColor(k, n);
+            series.push_back(std::move(s));
+        }
+        PlotOptions o;
+        o.logY = true;
+        o.xLabel = "linear iteration";
+        o.height = 150 * k;
+        plotWidget("linear", series, o);
+        ImGui::Text("NCP residual ||h|| per Newton iteration");
+        PlotSeries newton;
+        newton.name = "||h||";
+        for (Real r : st.newtonResidual) newton.values.push_back(float(r));
+        newton.color = IM_COL32(255, 210, 80, 255);
+        o.xLabel = "Newton iteration";
+        o.height = 90 * k;
+        plotWidget("newton", {newton}, o);
+    }
 
     // Time series over the last kHistory steps, one line per copy.
     auto timeSeries = [&](const char* id, const char* title, std::vector<float> SimCopy::*member) {

@@ -169,8 +169,10 @@ void SandboxApp::updateStatistics() {
         // Exact overlap volumes cost a half-space intersection per pair: only for the table.
         c.overlapVolume = copies_.size() > 1 ? Real(totalOverlapVolume(c.world)) : Real(0);
         // The plotted solve: the one with the most Newton iterations over the last 120 steps.
-        int iterations = c.world.solveStats().newtonIterations;
-        if (iterations > 0 && (iterations >= c.plottedSolve.newtonIterations || tick_ - c.plottedSolveStep > 120)) {
+        // (the CCP model's PJ / PGS / APGD count their iterations in ccpMerit)
+        auto solveLength = [](const SolveStats& st) { return st.newtonIterations + std::max(int(st.ccpMerit.size()) - 1, 0); };
+        int iterations = solveLength(c.world.solveStats());
+        if (iterations > 0 && (iterations >= solveLength(c.plottedSolve) || tick_ - c.plottedSolveStep > 120)) {
             c.plottedSolve = c.world.solveStats();
             c.plottedSolveStep = tick_;
         }

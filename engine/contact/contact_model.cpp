@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "engine/contact/ccp_model.h"
 #include "engine/contact/compliant_model.h"
 #include "engine/contact/plus_model.h"
 
@@ -20,6 +21,7 @@ bool contactModelAvailable(ContactModelType type, std::string* why) {
     case ContactModelType::PEG: return true;
     case ContactModelType::PLUS: return true;
     case ContactModelType::Compliant: return true;
+    case ContactModelType::CCP: return true;
     }
     return false;
 }
@@ -57,6 +59,7 @@ void buildContactRows(const ContactStageInput& in, ConstraintRows& rows) {
     case ContactModelType::PLUS: buildPlusRows(in, rows); break;
     case ContactModelType::Compliant: break;   // forces, integrated in preSolve
     case ContactModelType::PEG: buildPegRows(in, rows); break;
+    case ContactModelType::CCP: buildCcpRows(in, rows); break;
     default: buildStandardRows(in, rows); break;
     }
 }
@@ -71,6 +74,7 @@ void storeContactResults(const ContactStageInput& in, const ConstraintRows& rows
     case ContactModelType::PLUS: storePlusResults(in, rows, bodies, contacts, warm); break;
     case ContactModelType::Compliant: storeCompliantResults(in, contacts, warm); break;
     case ContactModelType::PEG: storePegResults(in, rows, bodies, contacts, warm); break;
+    case ContactModelType::CCP: storeCcpResults(in, rows, bodies, contacts, warm); break;
     default: storeStandardResults(in, rows, bodies, contacts, warm); break;
     }
 }
@@ -112,6 +116,7 @@ void drawContactModel(ContactModelType type, const std::vector<Contact>& contact
     switch (type) {
     case ContactModelType::PEG: drawPegGroups(contacts, draw); break;
     case ContactModelType::PLUS: drawPlusAnnotations(contacts, draw); break;
+    case ContactModelType::CCP: drawCcpSeparation(contacts, draw); break;
     default: break;
     }
 }

@@ -158,6 +158,7 @@ void recordContactRows(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws,
     const Real stabilization = ws.solver.stabilization, maxPushout = ws.solver.maxPushoutSpeed * h;
     const Real frictionScale = ws.frictionScale;
     const bool warmStart = ws.solver.warmStart;
+    const bool ccpRelaxed = ws.solver.contactModel == ContactModelType::CCP;
     const FlatRows rows{d.kind.data(), d.rowBodyA.data(), d.rowBodyB.data(), d.jacobianA.data(), d.jacobianB.data(),
                         d.bias.data(), d.softness.data(), d.mu.data(), d.normalRow.data(), d.maxImpulse.data(),
                         d.lambda.data(), d.owner.data()};
@@ -173,7 +174,7 @@ void recordContactRows(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws,
     ex.forEach(capacity, &c->contactCount, nullptr, [=] CS_LAMBDA(int i) {
         if (keep[i])
             writeStandardContactRows(m, contacts[i], i, pos, stabilization, maxPushout, frictionScale, warm,
-                                     c->warmCount, warmStart, 3 * keepOffset[i], rows);
+                                     c->warmCount, warmStart, 3 * keepOffset[i], rows, ccpRelaxed);
     });
 }
 

@@ -1,13 +1,15 @@
 // The "settings" and "camera" blocks of a scene file, and the names of the solver choices shared
 // by scene files and the command line (docs/scene-format.md, "Settings").
 #include "engine/scene/scene_parse.h"
+#include "engine/solver/ccp_solvers.h"
 
 namespace cs {
 
 namespace {
 struct Named { const char* name; int value; };
 const Named kContact[] = {{"standard", int(ContactModelType::Standard)}, {"peg", int(ContactModelType::PEG)},
-                          {"plus", int(ContactModelType::PLUS)}, {"compliant", int(ContactModelType::Compliant)}};
+                          {"plus", int(ContactModelType::PLUS)}, {"compliant", int(ContactModelType::Compliant)},
+                          {"ccp", int(ContactModelType::CCP)}};
 const Named kNcp[] = {{"fb", int(NcpFunction::FischerBurmeister)}, {"min", int(NcpFunction::MinimumMap)}};
 const Named kSolver[] = {{"jacobi", int(LinearSolverType::Jacobi)}, {"gs", int(LinearSolverType::GaussSeidel)},
                          {"pcg", int(LinearSolverType::PCG)}, {"pcr", int(LinearSolverType::PCR)}};
@@ -53,6 +55,7 @@ namespace scene {
 void readPlusSettings(JsonObject& obj, PlusSettings& p);
 void readCompliantSettings(JsonObject& obj, CompliantSettings& c);
 void readPegSettings(JsonObject& obj, PegSettings& p);
+void readCcpSettings(JsonObject& obj, CcpSettings& c);
 
 void readSettings(JsonObject& obj, WorldSettings& w) {
     SolverSettings& s = w.solver;
@@ -68,7 +71,7 @@ void readSettings(JsonObject& obj, WorldSettings& w) {
     w.redetectPasses = obj.integer("redetect", w.redetectPasses, 0, SceneLimits::passes);
     if (obj.has("contact") && !parseContactModelName(obj.text("contact"), s.contactModel))
         obj.fail("contact", "unknown contact model \"" + obj.text("contact") +
-                                "\" (expected standard, peg, plus or compliant)");
+                                "\" (expected standard, peg, plus, compliant or ccp)");
     if (obj.has("ncp") && !parseNcpFunctionName(obj.text("ncp"), s.ncp))
         obj.fail("ncp", "unknown NCP function \"" + obj.text("ncp") + "\" (expected fb or min)");
     if (obj.has("solver") && !parseSolverTypeName(obj.text("solver"), s.linearSolver))
@@ -96,6 +99,10 @@ void readSettings(JsonObject& obj, WorldSettings& w) {
     if (obj.has("peg")) {
         JsonObject p = obj.object("peg");
         readPegSettings(p, s.peg);
+    }
+    if (obj.has("ccp")) {
+        JsonObject c = obj.object("ccp");
+        readCcpSettings(c, s.ccp);
     }
     obj.finish();
 }
@@ -125,6 +132,18 @@ void readPegSettings(JsonObject& obj, PegSettings& p) {
     p.trapTolerance = obj.nonNegative("trap_tolerance", p.trapTolerance);
     p.vertexVertex = obj.flag("vertex_vertex", p.vertexVertex);
     p.motionScale = obj.nonNegative("motion_scale", p.motionScale);
+    obj.finish();
+}
+
+// "settings": {"ccp": {...}}: the cone complementarity model's solver ([CCP]; CcpSettings in
+// engine/world.h, engine/solver/ccp_solvers.h).
+void readCcpSettings(JsonObject& obj, CcpSettings& c) {
+    if (obj.has("solver") && !parseCcpSolverName(obj.text("solver").c_str(), c.solver))
+        obj.fail("solver", "unknown CCP solver \"" + obj.text("solver") + "\" (expected pj, pgs, apgd or newton)");
+    c.iterations = obj.integer("iterations", c.iterations, 1, SceneLimits::iters);
+    c.tolerance = obj.nonNegative("tolerance", c.tolerance);
+    c.omega = obj.nonNegative("omega", c.omega);
+    if (c.omega >= 2) obj.fail("omega", "must lie in [0, 2) (0: automatic)");
     obj.finish();
 }
 

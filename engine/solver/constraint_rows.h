@@ -53,7 +53,7 @@ struct ConstraintRows {
     std::vector<Spatial> jacobianA, jacobianB;
     std::vector<Real> bias;           // normal: gap C0 (m); bilateral: m/s; friction: 0
     std::vector<Real> softness;       // bilateral gamma (1/kg); 0 otherwise
-    std::vector<Real> mu;             // friction rows: Coulomb coefficient
+    std::vector<Real> mu;             // friction rows: Coulomb coefficient; normal rows: [CCP] relaxation (else 0)
     std::vector<int> normalRow;       // friction rows: the contact's normal row (tangents follow it)
     std::vector<Real> maxImpulse;     // bilateral rows with a force limit (the drag); else huge
     std::vector<Real> lambda;         // impulses, N s: the unknowns of the Newton iteration
@@ -143,6 +143,8 @@ CS_HD void evalRow(const RowEvalView& v, int i) {
     case int(RowKind::Group): {
         Real r = v.precondition ? h * v.diagA[i] : Real(1);
         Real a = v.bias[i] + h * v.jv[i];               // gap at the end of the step (m)
+        if (v.mu[i] > 0)   // [CCP] eq. 5d: a normal row given mu is relaxed by -h mu |v_T| (ccp_model.cpp)
+            a -= h * v.mu[i] * std::sqrt(v.jv[i + 1] * v.jv[i + 1] + v.jv[i + 2] * v.jv[i + 2]);
         Real rho = 1;
         if (v.kind[i] == int(RowKind::Group)) {
             // [PEG] section 5.3: m_k = max(psi_p, psi_1..psi_k) at the end of the step. Its
