@@ -100,10 +100,89 @@ void collideShapes(const Model& model, const State& state, int shapeA, int shape
     collideShapes(model, state, shapeA, shapeB, settings, out);
 }
 
+namespace {
+
+// collidePairs' world frame: each shape named by a pair moved into the world once per call
+// (a box beside eight neighbours was transformed eight times), with the same arithmetic as
+// collideShapes, so the contacts are the same bits. Filled before the pairs run, read-only
+// while threads run them.
+struct WorldShapes {
+    std::vector<WorldPolytope> polytopes;   // (shapes) polytopes only
+    std::vector<Transform> pose;            // (shapes)
+    std::vector<uint8_t> ready;             // (shapes)
+
+    void assign(const Model& model, const State& state, const std::vector<ShapePair>& pairs) {
+        const int n = model.shapeCount();
+        polytopes.resize(n);
+        pose.resize(n);
+        ready.assign(n, 0);
+        for (const ShapePair& p : pairs) ready[p.shapeA] = ready[p.shapeB] = 1;
+#if defined(_OPENMP)
+#pragma omp parallel for schedule(static) if (n >= 256)
+#endif
+        for (int k = 0; k < n; ++k) {
+            if (!ready[k]) continue;
+            pose[k] = shapeWorldTransform(model, state, k);
+            if (model.shapeType[k] != ShapeType::Sphere)
+                polytopes[k].assign(model.polytopes[model.shapePolytope[k]], pose[k]);
+        }
+    }
+};
+
+void collideWorldPolytopes(const WorldPolytope& wa, const WorldPolytope& wb, const NarrowPhaseSettings& s,
+                           std::vector<PotentialContact>& out) {
+    if (!boundsMayTouch(wa.centroid, wa.source->boundingRadius, wb.centroid, wb.source->boundingRadius, s.margin))
+        return;
+    thread_local std::vector<PotentialContact> buffer(32);
+    for (;;) {   // a sink too small for the pair: grow it and run the pair again
+        ContactSink sink{buffer.data(), (int)buffer.size(), 0};
+        collidePolytopePair(wa.view(), wb.view(), s, sink);
+        if (sink.count <= sink.capacity) {
+            out.insert(out.end(), buffer.begin(), buffer.begin() + sink.count);
+            return;
+        }
+        buffer.resize(2 * size_t(sink.count));
+    }
+}
+
+void collideSphereWorld(Vec3 center, Real radius, bool sphereIsA, const WorldPolytope& q, const NarrowPhaseSettings& s,
+                        std::vector<PotentialContact>& out) {
+    if (!boundsMayTouch(q.centroid, q.source->boundingRadius, center, radius, s.margin)) return;
+    PotentialContact c;
+    ContactSink sink{&c, 1, 0};
+    collideSpherePolytopePair(center, radius, sphereIsA, q.view(), s, sink);
+    if (sink.count == 1) out.push_back(c);
+}
+
+// collideShapes over the world frame of `world`.
+void collideCachedPair(const Model& model, const State& state, const WorldShapes& world, int shapeA, int shapeB,
+                       const NarrowPhaseSettings& baseSettings, std::vector<PotentialContact>& out) {
+    const NarrowPhaseSettings settings = pairSettings(model, state, shapeA, shapeB, baseSettings);
+    const size_t first = out.size();
+    const bool sphereA = model.shapeType[shapeA] == ShapeType::Sphere;
+    const bool sphereB = model.shapeType[shapeB] == ShapeType::Sphere;
+    const Real ra = model.shapeRadius[shapeA], rb = model.shapeRadius[shapeB];
+    if (sphereA && sphereB) collideSpheres(world.pose[shapeA].pos, ra, world.pose[shapeB].pos, rb, settings, out);
+    else if (sphereA) collideSphereWorld(world.pose[shapeA].pos, ra, true, world.polytopes[shapeB], settings, out);
+    else if (sphereB) collideSphereWorld(world.pose[shapeB].pos, rb, false, world.polytopes[shapeA], settings, out);
+    else collideWorldPolytopes(world.polytopes[shapeA], world.polytopes[shapeB], settings, out);
+    for (size_t i = first; i < out.size(); ++i) {
+        out[i].shapeA = shapeA;
+        out[i].shapeB = shapeB;
+        out[i].bodyA = model.shapeBody[shapeA];
+        out[i].bodyB = model.shapeBody[shapeB];
+    }
+}
+
+}  // namespace
+
 void collidePairs(const Model& model, const State& state, const std::vector<ShapePair>& pairs,
                   const NarrowPhaseSettings& settings, std::vector<PotentialContact>& out) {
     out.clear();
     const int n = (int)pairs.size();
+    thread_local WorldShapes cache;   // this thread's; the pairs' threads read it through `world`
+    WorldShapes& world = cache;
+    world.assign(model, state, pairs);
 #if defined(_OPENMP)
     // Threads take contiguous slices of the pair list and the slices are joined in order, so
     // the output is the serial output whatever the thread count (no atomics, no reordering).
@@ -116,13 +195,13 @@ void collidePairs(const Model& model, const State& state, const std::vector<Shap
             const int t = omp_get_thread_num(), nt = omp_get_num_threads();
             const int lo = int(int64_t(n) * t / nt), hi = int(int64_t(n) * (t + 1) / nt);
             for (int i = lo; i < hi; ++i)
-                collideShapes(model, state, pairs[i].shapeA, pairs[i].shapeB, settings, slices[t]);
+                collideCachedPair(model, state, world, pairs[i].shapeA, pairs[i].shapeB, settings, slices[t]);
         }
         for (const auto& slice : slices) out.insert(out.end(), slice.begin(), slice.end());
         return;
     }
 #endif
-    for (int i = 0; i < n; ++i) collideShapes(model, state, pairs[i].shapeA, pairs[i].shapeB, settings, out);
+    for (int i = 0; i < n; ++i) collideCachedPair(model, state, world, pairs[i].shapeA, pairs[i].shapeB, settings, out);
 }
 
 }  // namespace cs

@@ -122,19 +122,44 @@ CS_HD Real faceSeparation(const PolytopeView& P, const PolytopeView& Q) {
     return best;
 }
 
+// Edges of P that lie wholly beyond one face plane of Q by more than reach, as a bit mask
+// (bit i: edge i): an edge pair's closest points differ by exactly the pair's gap along
+// e_a x e_b, so such an edge has no pair within -reach <= gap <= reach. 0 (no edge skipped)
+// when P has more than 64 edges or Q more than 32 faces.
+CS_HD uint64_t edgesBeyond(const PolytopeView& P, const PolytopeView& Q, Real reach) {
+    if (P.edgeCount > 64 || Q.faceCount > 32 || P.vertexCount > 64) return 0;
+    uint32_t beyond[64];   // per vertex of P: bit f set when the vertex lies past face f of Q by > reach
+    for (int v = 0; v < P.vertexCount; ++v) {
+        uint32_t bits = 0;
+        for (int f = 0; f < Q.faceCount; ++f)
+            if (vertexFaceGap(P.vertices[v], Q.faces[f]) > reach) bits |= uint32_t(1) << f;
+        beyond[v] = bits;
+    }
+    uint64_t mask = 0;
+    for (int i = 0; i < P.edgeCount; ++i)
+        if (beyond[P.edges[i].tail] & beyond[P.edges[i].head]) mask |= uint64_t(1) << i;
+    return mask;
+}
+
 // Pass 2: edge-edge. An edge pair's gap is measured along e_a x e_b; two edges that cross deep
 // inside each other's bodies give a gap far below the polytopes' actual depth and a normal that
 // separates nothing (two such pairs of one overlapping rock pair, normals +z and -z at -9 cm,
 // made an infeasible problem and an explosion in pour3d). Like a vertex's faces (faceWindow),
 // an edge pair is kept only within faceWindow of the face-axis separation, computed once, for
-// the first candidate.
+// the first candidate. Edges wholly beyond a face of the other polytope by more than both the
+// margin and maxEdgeDepth are skipped first (edgesBeyond; the pairs they skip would all be
+// rejected, so the output is the same).
 CS_HD void edgeEdgePass(const PolytopeView& A, const PolytopeView& B, const NarrowPhaseSettings& s,
                         ContactSink& sink) {
     PotentialContact c;
     Real floor = -kHuge;
     bool haveFloor = false;
-    for (int i = 0; i < A.edgeCount; ++i)
+    const Real reach = (s.margin > s.maxEdgeDepth ? s.margin : s.maxEdgeDepth) * Real(1.000001);
+    const uint64_t skipA = edgesBeyond(A, B, reach), skipB = edgesBeyond(B, A, reach);
+    for (int i = 0; i < A.edgeCount; ++i) {
+        if (i < 64 && ((skipA >> i) & 1)) continue;
         for (int j = 0; j < B.edgeCount; ++j) {
+            if (j < 64 && ((skipB >> j) & 1)) continue;
             if (!edgeEdgeContact(A, i, B, j, s, c)) continue;
             if (!haveFloor) {
                 const Real fa = faceSeparation(B, A), fb = faceSeparation(A, B);
@@ -143,16 +168,20 @@ CS_HD void edgeEdgePass(const PolytopeView& A, const PolytopeView& B, const Narr
             }
             if (c.gap >= floor) sink.push(c);
         }
+    }
 }
 
 // Pass 3: vertices of P against edges of Q, where no vertex-face contact of that vertex with a
-// face of the edge exists.
+// face of the edge exists. A vertex past a face plane of Q by more than the margin is farther
+// than that from all of Q and is skipped (as pass 4 does).
 CS_HD void vertexEdgePass(const PolytopeView& P, const PolytopeView& Q, bool vertexIsA,
                           const NarrowPhaseSettings& s, ContactSink& sink) {
     const Real reach = (Q.boundingRadius + s.margin) * (Q.boundingRadius + s.margin);
     PotentialContact c;
+    const Real far = s.margin * Real(1.000001);
     for (int v = 0; v < P.vertexCount; ++v) {
         if (lengthSq(P.vertices[v] - Q.centroid) > reach) continue;
+        if (maxFaceGap(Q, P.vertices[v]) > far) continue;   // past a face plane: farther than that from every edge
         const uint32_t fv = makeFeatureId(FeatureKind::Vertex, v);
         for (int j = 0; j < Q.edgeCount; ++j) {
             if (!vertexEdgeContact(P, v, Q, j, vertexIsA, s, c)) continue;
@@ -184,7 +213,9 @@ CS_HD bool vertexCovered(const PolytopeView& Q, int u, uint32_t fv, bool vertexI
 CS_HD void vertexVertexPass(const PolytopeView& A, const PolytopeView& B, const NarrowPhaseSettings& s,
                             ContactSink& sink) {
     PotentialContact c;
+    const Real far = s.margin * Real(1.000001);
     for (int v = 0; v < A.vertexCount; ++v) {
+        if (maxFaceGap(B, A.vertices[v]) > far) continue;   // past a face plane: farther than that from every vertex
         for (int u = 0; u < B.vertexCount; ++u) {
             if (!vertexVertexContact(A, v, B, u, s, c)) continue;
             if (vertexCovered(B, u, c.featureA, true, sink)) continue;
