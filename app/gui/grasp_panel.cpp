@@ -24,7 +24,8 @@ void plotSeries(const char* title, const std::vector<std::vector<float>>& series
     float top = 1e-3f;
     for (const auto& s : series)
         for (float v : s) top = std::max(top, v);
-    ImGui::TextDisabled("%s (0 .. %.3g)", title, top);
+    ImGui::TextDisabled("%s (max %.3g)", title, top);
+    top *= 1.15f;   // headroom: a saturated drive's line stays off the frame
     ImDrawList* dl = ImGui::GetWindowDrawList();
     ImVec2 a = ImGui::GetCursorScreenPos();
     ImVec2 size(ImGui::GetContentRegionAvail().x, height);
@@ -118,18 +119,28 @@ void SandboxApp::drawGraspWindow() {
             ImGui::SameLine();
             ImGui::Text("  scale %.1f g", double(r.scale.kilograms * 1000));
         }
-        for (size_t f = 0; f < r.drive.size(); ++f) {
-            const PadReading& p = r.pads[f];
-            ImGui::PushStyleColor(ImGuiCol_Text, kFingerColors[f % 4]);
-            ImGui::Text("%-7.7s", spec.fingers[f].name.c_str());
-            ImGui::PopStyleColor();
-            ImGui::SameLine();
-            ImGui::Text("grip %5.2f N  pad %5.2f / %5.2f N", double(r.drive[f]), double(p.normalForce),
-                        double(p.frictionForce));
-            ImGui::SameLine();
-            if (p.contacts == 0) ImGui::TextDisabled("free");
-            else if (p.sliding > 0) ImGui::TextColored(ImVec4(1, 0.3f, 0.2f, 1), "SLIDE");
-            else ImGui::TextColored(ImVec4(0.2f, 0.9f, 0.4f, 1), "stick");
+        if (ImGui::BeginTable("sensors", 5, ImGuiTableFlags_SizingStretchProp)) {
+            for (const char* h : {"finger", "grip N", "normal N", "friction N", "pad"}) ImGui::TableSetupColumn(h);
+            ImGui::TableHeadersRow();
+            for (size_t f = 0; f < r.drive.size(); ++f) {
+                const PadReading& p = r.pads[f];
+                ImGui::TableNextRow();
+                ImGui::TableNextColumn();
+                ImGui::PushStyleColor(ImGuiCol_Text, kFingerColors[f % 4]);
+                ImGui::TextUnformatted(spec.fingers[f].name.c_str());
+                ImGui::PopStyleColor();
+                ImGui::TableNextColumn();
+                ImGui::Text("%.2f", double(r.drive[f]));
+                ImGui::TableNextColumn();
+                ImGui::Text("%.2f", double(p.normalForce));
+                ImGui::TableNextColumn();
+                ImGui::Text("%.2f", double(p.frictionForce));
+                ImGui::TableNextColumn();
+                if (p.contacts == 0) ImGui::TextDisabled("free");
+                else if (p.sliding > 0) ImGui::TextColored(ImVec4(1, 0.3f, 0.2f, 1), "SLIDE");
+                else ImGui::TextColored(ImVec4(0.2f, 0.9f, 0.4f, 1), "stick");
+            }
+            ImGui::EndTable();
         }
         plotSeries("grip force per finger, N", r.historyGrip, nullptr, plotHeight);
         plotSeries("pad normal force, N; red: sliding", r.historyNormal, &r.historySlip, plotHeight);
@@ -161,12 +172,16 @@ void SandboxApp::drawGraspOverlay(int copy) {
         const PadReading& p = r.pads[f];
         if (spec.fingers[f].pads.empty()) continue;
         const Vec3 at = w.state().pos[spec.fingers[f].pads[0]];
+        // The label beside the pad, away from the wrist, so the two jaws' labels do not overlap.
+        Vec3 out = at - c.wrist;
+        out.z = 0;
+        const Vec3 label = at + Real(0.06) * normalize(out) + Vec3{0, 0, Real(0.02)};
         const Color state = p.contacts == 0 ? kFree : p.sliding > 0 ? kSlide : kStick;
         debugRenderer_.point(at, 11.f, state);
         debugRenderer_.line(at, at + Real(view.draw.forceScale) * p.force, Color{0.1f, 0.9f, 0.95f, 1});
         std::snprintf(text, sizeof text, "%.2f N %s", double(r.drive[f]),
                       p.contacts == 0 ? "" : p.sliding > 0 ? "SLIDE" : "stick");
-        debugRenderer_.text(at + Vec3{0, 0, Real(0.03)}, text, state);
+        debugRenderer_.text(label, text, state);
     }
     if (spec.scaleJoint >= 0) {
         const Vec3 at = w.state().pos[w.model().joints[spec.scaleJoint].bodyB];

@@ -194,6 +194,7 @@ void SandboxApp::updateStatistics() {
             }
         }
     }
+    graspSense();
 }
 
 bool SandboxApp::checkSceneFileChanged() {
