@@ -178,7 +178,11 @@ void SandboxApp::drawGraspOverlay(int copy) {
         const Vec3 label = at + Real(0.06) * normalize(out) + Vec3{0, 0, Real(0.02)};
         const Color state = p.contacts == 0 ? kFree : p.sliding > 0 ? kSlide : kStick;
         debugRenderer_.point(at, 11.f, state);
-        debugRenderer_.line(at, at + Real(view.draw.forceScale) * p.force, Color{0.1f, 0.9f, 0.95f, 1});
+        // The net force at the force layer's scale, at most 0.25 m long (a jaw pressed on the floor
+        // carries many times the grip force and would leave the view).
+        Vec3 arrow = Real(view.draw.forceScale) * p.force;
+        if (length(arrow) > Real(0.25)) arrow = Real(0.25) * normalize(arrow);
+        debugRenderer_.line(at, at + arrow, Color{0.1f, 0.9f, 0.95f, 1});
         std::snprintf(text, sizeof text, "%.2f N %s", double(r.drive[f]),
                       p.contacts == 0 ? "" : p.sliding > 0 ? "SLIDE" : "stick");
         debugRenderer_.text(label, text, state);
@@ -186,7 +190,7 @@ void SandboxApp::drawGraspOverlay(int copy) {
     if (spec.scaleJoint >= 0) {
         const Vec3 at = w.state().pos[w.model().joints[spec.scaleJoint].bodyB];
         std::snprintf(text, sizeof text, "scale %.1f g", double(r.scale.kilograms * 1000));
-        debugRenderer_.text(at + Vec3{0, 0, Real(0.06)}, text, Color{1, 1, 1, 1});
+        debugRenderer_.text(at + Vec3{0, Real(0.12), Real(0.02)}, text, Color{1, 1, 1, 1});   // past the platform's far edge
     }
 }
 
