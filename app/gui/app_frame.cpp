@@ -210,6 +210,7 @@ void SandboxApp::render(double wallDt) {
         if (replay) flags.constraintGroups = false;
         DebugDraw dd = debugRenderer_.makeDebugDraw(flags);
         world.draw(dd);
+        drawGraspOverlay(i);
         if (replay) drawImpactOverlay();
         // The app's own layer: the drag target the cursor holds, and the followed body.
         if (dragging() && view.draw.dragSpring) debugRenderer_.point(dragTarget_, 9.f, Color{1, 1, 1, 1});

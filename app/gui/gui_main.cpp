@@ -105,6 +105,7 @@ int runGui(int argc, char** argv) {
         return 1;
     }
     if (options.replay.empty()) app.setCopies(options.compare);
+    if (options.playScript) app.graspPlay();
 
     auto start = std::chrono::steady_clock::now(), last = start, half = start;
     int frame = 0;

@@ -148,6 +148,12 @@ bool parseGuiOptions(int argc, char** argv, bool record, GuiOptions& o, std::str
             o.forceShadows = true;
         } else if (a == "--fixed-step") {
             o.fixedStep = true;
+        } else if ((a == "--script" && record) || a == "--play-script") {
+            o.playScript = true;
+        } else if (a == "--grip-force") {
+            if (!(v = need(i, a))) return false;
+            if (!parseNumber(v, d) || !(d > 0 && d < 1e6)) return bad("a positive force in N");
+            o.gripForce = d;
         } else if (a == "--script" || a == "--screenshot" || a == "--replay" || a == "--session-out" ||
                    a == "--capture-dir") {
             if (!(v = need(i, a))) return false;
@@ -183,12 +189,15 @@ const char* guiUsage() {
            "  --replay FILE       replay a recorded session (settings above override its solver)\n"
            "  --session-out FILE  record this session's inputs to FILE on exit\n"
            "  --capture-dir DIR   screenshots (P) and MP4 recordings (M) go here (default ~/Videos/contact-sandbox)\n"
+           "  --play-script       play the scene's grasp script (Grasp window: Play script)\n"
+           "  --grip-force N      grip force of the grasp script and the Grasp window's start\n"
            "  --script FILE --frames N --screenshot FILE --headless --fixed-step   (tests)\n";
 }
 
 const char* recordUsage() {
     return "usage: sandbox record SCENE --out FILE.mp4 [--seconds S] [--size WxH] [--fps F]\n"
            "       [--compare 'standard/pcr,standard/jacobi'] [--replay SESSION] [settings as for run]\n"
+           "       [--script [--grip-force N]]  play the scene's grasp script (and a second after it)\n"
            "  renders offscreen (EGL surfaceless, no X server) through ffmpeg/libx264;\n"
            "  without ffmpeg it writes PNG frames next to FILE instead.\n";
 }

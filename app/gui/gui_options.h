@@ -53,6 +53,9 @@ struct GuiOptions {
     double seconds = -1;               // <0: the scene's duration
     int fps = 60;
     bool help = false;
+    // Grasping (grasp_ui.h).
+    bool playScript = false;           // gui --play-script, record --script: play the scene's grasp script
+    double gripForce = -1;             // --grip-force N (> 0): replaces the script's and the scene's grip force
 };
 
 // Parses argv as after the subcommand (argv[0] skipped). record = true accepts the record

@@ -16,11 +16,12 @@ namespace cs {
 
 namespace {
 
-const char* kVerbs[] = {"cursor", "move", "moveby", "aim", "press", "release", "key", "show", "camera", "report", "screenshot", "quit", "impact", "ui", "hover"};
+const char* kVerbs[] = {"cursor", "move", "moveby", "aim", "press", "release", "key", "show", "camera", "report", "screenshot", "quit", "impact", "ui", "hover", "grasp"};
 
 bool* layerFlag(SandboxApp& app, const std::string& name) {
     DebugDrawFlags& f = app.view.draw;
     if (name == "contacts") return &f.contactPoints;
+    if (name == "grasp") return &app.view.grasp;
     if (name == "normals") return &f.contactNormals;
     if (name == "cones") return &f.frictionCones;
     if (name == "forces") return &f.contactForces;
@@ -190,6 +191,8 @@ void GuiScript::run(int frame, SandboxApp& app) {
             app.screenshot(c.args.empty() ? "screenshot.png" : c.args[0], &error);
         } else if (c.verb == "impact") {
             runImpactCommand(c, app);
+        } else if (c.verb == "grasp") {
+            app.graspScriptCommand(c.args, frame);
         } else if (c.verb == "quit") {
             app.quitRequested = true;
         }

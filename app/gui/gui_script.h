@@ -10,7 +10,7 @@
 //   press left|right [shift]   /   release left|right
 //   key NAME              space, right, plus, minus, or a letter (r, b, n, f, c, g, h, m, p, ...)
 //   show LAYER on|off     contacts, normals, cones, forces, penetration, aabbs, frames, joints,
-//                         legend, plots, help, shadows, xray, impact
+//                         legend, plots, help, shadows, xray, impact, grasp
 //   camera YAW PITCH DIST [TX TY TZ]   degrees and metres
 //   report                print the drag state: grabbed point, target, force
 //   ui report             print the layout: window rectangles, the settings panel's fit, the last
@@ -23,6 +23,9 @@
 //   impact pause on|off   pause the simulation when an impact is captured (default on)
 //   impact plot impulse normal|tangential, impact plot velocity tangential|normal
 //   impact report         print "impact-report rounds=R intervals=N index=I ..." (impact_replay.h)
+//   grasp play|stop       play the scene's grasp script from a reset / hand the control back
+//   grasp grip G | force N | wrist X Y Z   the user's grasp command (grasp_ui.h)
+//   grasp report          print "grasp-report frame=F copy=I ... rise=R grip=... sliding=..." per copy
 //   quit
 #pragma once
 

@@ -50,6 +50,7 @@ void SandboxApp::mouseButton(int button, bool down, bool shift) {
         Vec3 hit;
         int body = world.rayCast(toVec3(ray.origin), toVec3(ray.direction), &hit);
         selectedBody = body;
+        if (graspMouseDown(body, hit, shift)) return;   // the gripper: its wrist target (grasp_input.cpp)
         if (body < 0 || world.model().isStatic(body)) {
             mouseMode_ = MouseMode::Orbit;
             return;
@@ -131,12 +132,14 @@ void SandboxApp::cursorMoved(double x, double y) {
         break;
     case MouseMode::Drag:
     case MouseMode::Rotate: updateDragTarget(); break;
+    case MouseMode::Wrist: graspMouseMoved(); break;
     case MouseMode::None: break;
     }
 }
 
 void SandboxApp::scrolled(double dy) {
     if (!scriptedInput && ImGui::GetCurrentContext() && ImGui::GetIO().WantCaptureMouse) return;
+    if (graspScroll(dy)) return;
     camera.zoom(float(dy));
 }
 
@@ -228,7 +231,7 @@ void SandboxApp::keyPressed(int key, int mods) {
         selectedBody = -1;
         camera.followBody = -1;
         break;
-    default: break;
+    default: graspKey(key); break;
     }
 }
 

@@ -52,6 +52,7 @@ void SandboxApp::drawPanels() {
     if (view.help) drawHelpWindow();
     if (view.legend) drawLegend();
     if (view.impact) drawImpactWindow();
+    if (grasp_.active() && view.grasp) drawGraspWindow();
 }
 
 // The left panel: the settings scroll (they fit at 1280x720 with the rarely used ones folded),

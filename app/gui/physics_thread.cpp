@@ -58,7 +58,7 @@ bool SandboxApp::stepInBackground(int steps) {
     jobSteps_ = steps;
     stepDone_.store(false, std::memory_order_relaxed);
     stepRunning_ = true;
-    stepThread_ = std::thread([this, list, steps] {
+    stepThread_ = std::thread([this, list, steps, driver = grasp_.driver] {
         using Clock = std::chrono::steady_clock;
         const auto start = Clock::now();
         int done = 0;
@@ -66,6 +66,7 @@ bool SandboxApp::stepInBackground(int steps) {
             for (size_t i = 0; i < list.size(); ++i) {
                 const auto t0 = Clock::now();
                 World& w = *list[i]->stepping;
+                driver.apply(w);   // the grasp's command as the job began (grasp_ui.h)
                 w.step();
                 jobStepMs_[i] = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
                 if (w.lastStepFailed()) list[i]->stepError = w.lastError();

@@ -2,6 +2,7 @@
 // offscreen through EGL surfaceless (no X server) and encoded by ffmpeg on a writer thread.
 // Each video frame advances 1/fps of simulated time, so the video plays in real time however
 // long the rendering takes. A progress bar goes to stderr.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -40,6 +41,10 @@ int runRecord(int argc, char** argv) {
             std::fprintf(stderr, "sandbox record: %s\n", error.c_str());
             return 1;
         }
+        if (options.playScript && info.grasp.script.empty()) {
+            std::fprintf(stderr, "sandbox record: --script: scene \"%s\" has no grasp script\n", info.name.c_str());
+            return 2;
+        }
     }
     GlContext gl;
     if (!gl.openHeadless(options.width, options.height, &error)) {
@@ -61,6 +66,11 @@ int runRecord(int argc, char** argv) {
     }
     if (options.replay.empty()) app.setCopies(options.compare);
     double seconds = options.seconds >= 0 ? options.seconds : double(app.sceneInfo().duration);
+    if (options.playScript) {   // the scene's grasp script from the start, and a second after its end
+        app.graspPlay();
+        if (options.seconds < 0)
+            seconds = std::max(seconds, double(app.grasp().driver.controller.scriptDuration()) + 1.0);
+    }
     int frames = std::max(1, int(std::lround(seconds * options.fps)));
 
     VideoWriter video;

@@ -22,6 +22,7 @@
 
 #include <glm/glm.hpp>
 
+#include "app/gui/grasp_ui.h"
 #include "app/gui/gui_options.h"
 #include "app/gui/impact_replay.h"
 #include "app/gui/session.h"
@@ -57,7 +58,7 @@ struct SimCopy {
     long long plottedSolveStep = -1;
 };
 
-enum class MouseMode { None, Orbit, Pan, Drag, Rotate };
+enum class MouseMode { None, Orbit, Pan, Drag, Rotate, Wrist };   // Wrist: grasp_input.cpp
 
 // What the UI shows; also the state a screenshot or a recording reproduces.
 struct ViewSettings {
@@ -70,6 +71,7 @@ struct ViewSettings {
     bool settingsPanel = true;         // the left panel (off in headless recordings)
     bool hud = true;                   // labels on each viewport
     bool impact = false;               // the PLUS impact replay window (impact_panel.cpp)
+    bool grasp = true;                 // the Grasp window in a scene with a grasp (grasp_panel.cpp)
 };
 
 // A window's rectangle in pixels from the window's top-left (for scripted layout checks).
@@ -191,7 +193,27 @@ private:
     void drawImpactOverlay();
 public:
     void frameImpact();                // camera onto the impact's points and bodies
+
+    // ---- grasping (grasp_ui.h: grasp_input.cpp, grasp_panel.cpp) ----
+    void graspPlay();                  // resets the copies and plays the scene's script
+    void setGraspCommand(const GraspCommand& c);   // the user's command (stops the script)
+    GraspCommand graspCommandNow() const;          // the user's, or the script's at copy 0's time
+    const GraspUi& grasp() const { return grasp_; }
+    // Scripts: "grasp play|stop|grip G|force N|wrist X Y Z|report" (gui_script.h).
+    void graspScriptCommand(const std::vector<std::string>& args, int frame);
 private:
+    void graspLoad();
+    void graspReset();
+    void graspSense();
+    bool graspOwnsBody(int body) const;
+    bool graspMouseDown(int body, Vec3 hit, bool shift);
+    void graspMouseMoved();
+    bool graspScroll(double dy);
+    bool graspKey(int key);
+    void drawGraspWindow();
+    void drawGraspOverlay(int copy);
+    GraspUi grasp_;
+
     void logSettingsChanges();
 
     GuiOptions options_;

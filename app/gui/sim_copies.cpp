@@ -82,6 +82,7 @@ bool SandboxApp::loadScene(const std::string& nameOrPath, std::string* error) {
     overlayScale_ = overlayScale(sceneModel_, settings.gravity);
     view.draw.forceScale = overlayScale_.forceScale;
     view.draw.normalLength = overlayScale_.normalLength;
+    graspLoad();
     return true;
 }
 
@@ -122,6 +123,7 @@ void SandboxApp::setCopies(const std::vector<CopySpec>& specs) {
     resetTick_ = 0;
     accumulator_ = 0;
     impact.clear();
+    graspReset();
     updateStatistics();
 }
 
@@ -139,6 +141,7 @@ void SandboxApp::resetCopies() {
     resetTick_ = tick_;   // the panel's step counter restarts with t (the session log keeps tick_)
     if (selectedBody >= sceneModel_.bodyCount()) selectedBody = -1;
     if (dragging()) mouseMode_ = MouseMode::None;
+    graspReset();
     updateStatistics();
 }
 
@@ -150,6 +153,7 @@ void SandboxApp::stepCopies() {
     for (size_t i = 0; i < copies_.size(); ++i) {
         SimCopy* c = copies_[i].get();
         auto s0 = std::chrono::steady_clock::now();
+        grasp_.driver.apply(c->world);   // the grasp's command, between steps (grasp_ui.h)
         c->world.step();
         c->stepMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s0).count();
         if (c->world.settings.solver.contactModel == ContactModelType::PLUS) impact.capture(int(i), tick_);
@@ -192,6 +196,7 @@ void SandboxApp::updateStatistics() {
             }
         }
     }
+    graspSense();
 }
 
 bool SandboxApp::checkSceneFileChanged() {

@@ -1,0 +1,202 @@
+// The grasp's commands from the mouse, the keys and the script, and the sensors read after each
+// step; see grasp_ui.h.
+#include <algorithm>
+#include <cmath>
+
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+
+#include "app/gui/sandbox_app.h"
+
+namespace cs {
+
+namespace {
+
+Vec3 toVec3(glm::vec3 v) { return Vec3{Real(v.x), Real(v.y), Real(v.z)}; }
+
+void pushHistory(std::vector<float>& h, float v) {
+    if ((int)h.size() >= kHistory) h.erase(h.begin());
+    h.push_back(v);
+}
+
+constexpr Real kKeyStep = Real(0.01);                 // m per key press
+constexpr Real kKeyTurn = Real(5 * 3.14159265358979 / 180);   // rad per key press
+constexpr Real kWheelStep = Real(0.02);               // m per wheel notch
+
+}  // namespace
+
+void GraspDriver::apply(World& world) const {
+    if (!controller.active()) return;
+    controller.apply(world.model(), playing ? controller.scriptAt(world.state().time) : command);
+}
+
+void SandboxApp::graspLoad() {
+    grasp_ = GraspUi{};
+    if (!sceneInfo_.grasp.present()) return;
+    GraspSpec spec = sceneInfo_.grasp;
+    if (options_.gripForce > 0) {   // --grip-force, as the runner's: one force for every key
+        spec.gripForce = Real(options_.gripForce);
+        for (GraspKey& k : spec.script) k.force = -1;
+    }
+    grasp_.driver.controller = GraspController(sceneModel_, std::move(spec));
+    grasp_.driver.command = grasp_.driver.controller.restCommand();
+    grasp_.forceMax = std::max(20.f, float(4 * grasp_.driver.controller.spec().gripForce));
+}
+
+void SandboxApp::graspReset() {
+    grasp_.copies.clear();
+    if (grasp_.active() && !grasp_.driver.playing) grasp_.driver.command = grasp_.driver.controller.restCommand();
+}
+
+void SandboxApp::graspPlay() {
+    if (!grasp_.active() || grasp_.driver.controller.spec().script.empty()) {
+        status = "this scene has no grasp script";
+        return;
+    }
+    SessionEvent e;
+    e.type = SessionEventType::Reset;
+    applyEvent(e, true);
+    grasp_.driver.playing = true;
+    status = "playing the grasp script";
+}
+
+void SandboxApp::setGraspCommand(const GraspCommand& c) {
+    grasp_.driver.playing = false;   // the user takes over where the script was
+    grasp_.driver.command = c;
+}
+
+GraspCommand SandboxApp::graspCommandNow() const {
+    const GraspDriver& d = grasp_.driver;
+    if (d.playing && !copies_.empty()) return d.controller.scriptAt(copies_[0]->world.state().time);
+    return d.command;
+}
+
+void SandboxApp::graspSense() {
+    if (!grasp_.active()) return;
+    const GraspSpec& spec = grasp_.driver.controller.spec();
+    const size_t fingers = spec.fingers.size();
+    grasp_.copies.resize(copies_.size());
+    for (size_t i = 0; i < copies_.size(); ++i) {
+        const World& w = copies_[i]->world;
+        GraspReadings& r = grasp_.copies[i];
+        r.drive.assign(fingers, 0);
+        r.pads.assign(fingers, PadReading{});
+        r.historyGrip.resize(fingers);
+        r.historyNormal.resize(fingers);
+        r.historySlip.resize(fingers);
+        for (size_t f = 0; f < fingers; ++f) {
+            const FingerSpec& finger = spec.fingers[f];
+            const Real g = std::fabs(jointDriveForce(w, finger.joints[0]));
+            r.drive[f] = finger.lever > 0 ? g / finger.lever : g;
+            r.pads[f] = padReading(w, finger.pads);
+            pushHistory(r.historyGrip[f], float(r.drive[f]));
+            pushHistory(r.historyNormal[f], float(r.pads[f].normalForce));
+            pushHistory(r.historySlip[f], r.pads[f].sliding > 0 ? 1.f : 0.f);
+        }
+        if (spec.scaleJoint >= 0) {
+            r.scale = scaleReading(w, spec.scaleJoint);
+            pushHistory(r.historyScale, float(r.scale.kilograms * 1000));
+        }
+        if (spec.object >= 0 && spec.object < w.model().bodyCount())
+            r.objectRise = w.state().pos[spec.object].z - w.model().initialPos[spec.object].z;
+    }
+}
+
+bool SandboxApp::graspOwnsBody(int body) const {
+    if (!grasp_.active() || body < 0 || copies_.empty()) return false;
+    const GraspSpec& spec = grasp_.driver.controller.spec();
+    const Model& m = copies_[0]->world.model();
+    if (spec.wristJoint >= 0 && m.joints[spec.wristJoint].bodyB == body) return true;
+    for (const FingerSpec& f : spec.fingers) {
+        if (std::find(f.pads.begin(), f.pads.end(), body) != f.pads.end()) return true;
+        for (int j : f.joints)
+            if (m.joints[j].bodyB == body) return true;
+    }
+    return false;
+}
+
+bool SandboxApp::graspMouseDown(int body, Vec3 hit, bool shift) {
+    if (!graspOwnsBody(body)) return false;
+    const GraspCommand now = graspCommandNow();
+    setGraspCommand(now);
+    grasp_.grabPoint = hit;
+    grasp_.wristStart = now.wrist;
+    grasp_.rotationStart = now.rotation;
+    grasp_.mouseStart = glm::vec2(float(mouseX_), float(mouseY_));
+    grasp_.depth = 0;
+    grasp_.rotating = shift;
+    mouseMode_ = MouseMode::Wrist;
+    status = shift ? "turning the wrist (shift-drag)" : "moving the wrist (drag; wheel: depth; shift: turn)";
+    return true;
+}
+
+void SandboxApp::graspMouseMoved() {
+    if (mouseMode_ != MouseMode::Wrist || viewports_.empty()) return;
+    const Viewport& vp = viewports_[std::min<size_t>(dragViewport_, viewports_.size() - 1)];
+    glm::vec3 f = camera.forward();
+    GraspCommand c = grasp_.driver.command;
+    if (grasp_.rotating) {
+        // As the body drag's shift mode: horizontal motion about the camera's up, vertical about its right.
+        glm::vec3 right = glm::normalize(glm::cross(f, glm::vec3(0, 0, 1)));
+        glm::vec3 up = glm::cross(right, f);
+        glm::vec2 d = glm::vec2(float(mouseX_), float(mouseY_)) - grasp_.mouseStart;
+        Quat q = quatFromAxisAngle(toVec3(up), Real(d.x * 0.01f)) * quatFromAxisAngle(toVec3(right), Real(d.y * 0.01f));
+        c.rotation = normalize(q * grasp_.rotationStart);
+    } else {
+        // The cursor ray against the plane through the grabbed point facing the camera.
+        Ray ray = camera.pixelRay(float(mouseX_), float(mouseY_), fbHeight_, vp);
+        float denom = glm::dot(ray.direction, f);
+        if (std::fabs(denom) < 1e-6f) return;
+        glm::vec3 g(float(grasp_.grabPoint.x), float(grasp_.grabPoint.y), float(grasp_.grabPoint.z));
+        float t = glm::dot(g - ray.origin, f) / denom;
+        if (t <= 0) return;
+        c.wrist = grasp_.wristStart + (toVec3(ray.origin + t * ray.direction) - grasp_.grabPoint) + grasp_.depth * toVec3(f);
+    }
+    setGraspCommand(c);
+}
+
+bool SandboxApp::graspScroll(double dy) {
+    if (mouseMode_ != MouseMode::Wrist) return false;
+    // Wheel up pushes the wrist away from the camera, along the view.
+    const Real step = Real(dy) * kWheelStep;
+    grasp_.depth += step;
+    GraspCommand c = grasp_.driver.command;
+    c.wrist = c.wrist + step * toVec3(camera.forward());
+    setGraspCommand(c);
+    return true;
+}
+
+bool SandboxApp::graspKey(int key) {
+    if (!grasp_.active()) return false;
+    glm::vec3 f = camera.forward();
+    Vec3 ahead = normalize(Vec3{Real(f.x), Real(f.y), 0});
+    Vec3 right = Vec3{ahead.y, -ahead.x, 0};
+    GraspCommand c = graspCommandNow();
+    Vec3 move{0, 0, 0}, turn{0, 0, 0};
+    switch (key) {
+    case GLFW_KEY_W: move = ahead; break;
+    case GLFW_KEY_S: move = -ahead; break;
+    case GLFW_KEY_D: move = right; break;
+    case GLFW_KEY_A: move = -right; break;
+    case GLFW_KEY_E: move = Vec3{0, 0, 1}; break;
+    case GLFW_KEY_Q: move = Vec3{0, 0, -1}; break;
+    case GLFW_KEY_J: turn = Vec3{0, 0, 1}; break;
+    case GLFW_KEY_L: turn = Vec3{0, 0, -1}; break;
+    case GLFW_KEY_U: turn = right; break;
+    case GLFW_KEY_O: turn = -right; break;
+    case GLFW_KEY_Z: turn = ahead; break;
+    case GLFW_KEY_X: turn = -ahead; break;
+    case GLFW_KEY_V:
+        c.grip = c.grip > Real(0.5) ? 0 : 1;
+        c.fingerGrip.clear();
+        status = c.grip > 0 ? "closing the gripper" : "opening the gripper";
+        break;
+    default: return false;
+    }
+    c.wrist = c.wrist + kKeyStep * move;
+    if (lengthSq(turn) > 0) c.rotation = normalize(quatFromAxisAngle(turn, kKeyTurn) * c.rotation);
+    setGraspCommand(c);
+    return true;
+}
+
+}  // namespace cs

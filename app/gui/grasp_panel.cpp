@@ -1,0 +1,240 @@
+// The Grasp window (controls, per copy the sensors and their plots), the grasp's 3D overlay and
+// the scripts' grasp commands; see grasp_ui.h.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include <imgui.h>
+
+#include "app/gui/panel_style.h"
+#include "app/gui/sandbox_app.h"
+
+namespace cs {
+
+namespace {
+
+const unsigned kFingerColors[] = {IM_COL32(90, 200, 255, 255), IM_COL32(255, 190, 70, 255),
+                                  IM_COL32(200, 130, 255, 255), IM_COL32(130, 230, 130, 255)};
+const Color kStick{0.1f, 0.9f, 0.3f, 1}, kSlide{1.0f, 0.2f, 0.15f, 1}, kFree{0.6f, 0.6f, 0.6f, 1};
+
+// Up to four series on one axis from 0 to the largest value, red stripes where `slip` is 1.
+void plotSeries(const char* title, const std::vector<std::vector<float>>& series,
+                const std::vector<std::vector<float>>* slip, float height) {
+    float top = 1e-3f;
+    for (const auto& s : series)
+        for (float v : s) top = std::max(top, v);
+    ImGui::TextDisabled("%s (max %.3g)", title, top);
+    top *= 1.15f;   // headroom: a saturated drive's line stays off the frame
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    ImVec2 a = ImGui::GetCursorScreenPos();
+    ImVec2 size(ImGui::GetContentRegionAvail().x, height);
+    ImVec2 b(a.x + size.x, a.y + size.y);
+    dl->AddRectFilled(a, b, IM_COL32(30, 32, 36, 255));
+    auto xAt = [&](size_t i) { return a.x + size.x * float(i) / float(kHistory - 1); };
+    if (slip) {
+        for (const auto& s : *slip)
+            for (size_t i = 0; i < s.size(); ++i)
+                if (s[i] > 0.5f) dl->AddRectFilled(ImVec2(xAt(i), b.y - 5), ImVec2(xAt(i + 1), b.y), IM_COL32(255, 50, 40, 255));
+    }
+    for (size_t k = 0; k < series.size(); ++k) {
+        const auto& s = series[k];
+        for (size_t i = 1; i < s.size(); ++i)
+            dl->AddLine(ImVec2(xAt(i - 1), b.y - size.y * s[i - 1] / top), ImVec2(xAt(i), b.y - size.y * s[i] / top),
+                        kFingerColors[k % 4], 1.5f);
+    }
+    ImGui::Dummy(size);
+}
+
+}  // namespace
+
+void SandboxApp::drawGraspWindow() {
+    const GraspSpec& spec = grasp_.driver.controller.spec();
+    const float width = 330;
+    const float x = float(fbWidth_) - plotsWidth_ - width - 8;
+    ImGui::SetNextWindowPos(ImVec2(std::max(x, view.settingsPanel ? panelWidth_ : 0.f), 8), ImGuiCond_Always);
+    ImGui::SetNextWindowSizeConstraints(ImVec2(width, 0), ImVec2(width, float(fbHeight_) - tableHeight() - 16));
+    ImGui::SetNextWindowBgAlpha(0.88f);
+    if (!ImGui::Begin("Grasp", &view.grasp, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove)) {
+        ImGui::End();
+        return;
+    }
+    GraspCommand c = graspCommandNow();
+    bool changed = false;
+    const double t = copies_.empty() ? 0.0 : double(copies_[0]->world.state().time);
+    ImGui::Text("t %.2f s   %s", t, grasp_.driver.playing ? ("script: " + c.phase).c_str() : "user control");
+    if (!spec.script.empty()) {
+        if (ImGui::Button("Play script")) graspPlay();
+        ImGui::SameLine();
+        if (ImGui::Button("Stop") && grasp_.driver.playing) setGraspCommand(c);
+        ImGui::SameLine();
+    }
+    if (ImGui::Button("Wrist to rest")) {
+        c.wrist = grasp_.driver.controller.restWrist();
+        c.rotation = quatIdentity();
+        changed = true;
+    }
+    ImGui::PushItemWidth(-110);
+    float grip = float(c.grip);
+    if (ImGui::SliderFloat(spec.fingers.size() > 2 ? "grasp" : "grip (V)", &grip, 0, 1, "%.2f")) {
+        c.grip = grip;
+        c.fingerGrip.clear();
+        changed = true;
+    }
+    for (size_t f = 0; f < spec.fingers.size() && spec.fingers.size() > 1; ++f) {
+        float g = float(f < c.fingerGrip.size() && c.fingerGrip[f] >= 0 ? c.fingerGrip[f] : c.grip);
+        if (ImGui::SliderFloat(spec.fingers[f].name.c_str(), &g, 0, 1, "%.2f")) {
+            c.fingerGrip.resize(spec.fingers.size(), Real(-1));
+            c.fingerGrip[f] = g;
+            changed = true;
+        }
+    }
+    float force = float(c.force);
+    if (ImGui::SliderFloat("grip force N", &force, 0, grasp_.forceMax, "%.2f")) {
+        c.force = force;
+        changed = true;
+    }
+    float wrist[3] = {float(c.wrist.x), float(c.wrist.y), float(c.wrist.z)};
+    if (ImGui::DragFloat3("wrist m", wrist, 0.002f, -5, 5, "%.3f")) {
+        c.wrist = Vec3{Real(wrist[0]), Real(wrist[1]), Real(wrist[2])};
+        changed = true;
+    }
+    ImGui::PopItemWidth();
+    helpMarker("Drag the gripper with the left button to move its wrist target in the plane facing the camera; "
+               "shift-drag turns it; the wheel during the drag moves it along the view. Keys: W/S A/D Q/E move "
+               "1 cm, J/L U/O Z/X turn 5 deg, V opens or closes.");
+    if (changed) setGraspCommand(c);
+
+    // Sensors, per copy: the drive force, the pad forces and their slip state, the scale.
+    const float plotHeight = copyCount() > 1 ? 34.f : 48.f;
+    for (int i = 0; i < copyCount() && i < (int)grasp_.copies.size(); ++i) {
+        const GraspReadings& r = grasp_.copies[i];
+        ImGui::Separator();
+        ImGui::PushStyleColor(ImGuiCol_Text, kCopyColors[i % 4]);
+        ImGui::TextUnformatted(copies_[i]->label.c_str());
+        ImGui::PopStyleColor();
+        ImGui::SameLine();
+        ImGui::Text(" rise %.3f m", double(r.objectRise));
+        if (spec.scaleJoint >= 0) {
+            ImGui::SameLine();
+            ImGui::Text("  scale %.1f g", double(r.scale.kilograms * 1000));
+        }
+        if (ImGui::BeginTable("sensors", 5, ImGuiTableFlags_SizingStretchProp)) {
+            for (const char* h : {"finger", "grip N", "normal N", "friction N", "pad"}) ImGui::TableSetupColumn(h);
+            ImGui::TableHeadersRow();
+            for (size_t f = 0; f < r.drive.size(); ++f) {
+                const PadReading& p = r.pads[f];
+                ImGui::TableNextRow();
+                ImGui::TableNextColumn();
+                ImGui::PushStyleColor(ImGuiCol_Text, kFingerColors[f % 4]);
+                ImGui::TextUnformatted(spec.fingers[f].name.c_str());
+                ImGui::PopStyleColor();
+                ImGui::TableNextColumn();
+                ImGui::Text("%.2f", double(r.drive[f]));
+                ImGui::TableNextColumn();
+                ImGui::Text("%.2f", double(p.normalForce));
+                ImGui::TableNextColumn();
+                ImGui::Text("%.2f", double(p.frictionForce));
+                ImGui::TableNextColumn();
+                if (p.contacts == 0) ImGui::TextDisabled("free");
+                else if (p.sliding > 0) ImGui::TextColored(ImVec4(1, 0.3f, 0.2f, 1), "SLIDE");
+                else ImGui::TextColored(ImVec4(0.2f, 0.9f, 0.4f, 1), "stick");
+            }
+            ImGui::EndTable();
+        }
+        plotSeries("grip force per finger, N", r.historyGrip, nullptr, plotHeight);
+        plotSeries("pad normal force, N; red: sliding", r.historyNormal, &r.historySlip, plotHeight);
+        if (spec.scaleJoint >= 0 && copyCount() == 1) plotSeries("scale, g", {r.historyScale}, nullptr, plotHeight);
+    }
+    ImVec2 p = ImGui::GetWindowPos(), sz = ImGui::GetWindowSize();
+    uiRects_["grasp"] = UiRect{p.x, p.y, sz.x, sz.y};
+    ImGui::End();
+}
+
+void SandboxApp::drawGraspOverlay(int copy) {
+    if (!grasp_.active() || copy >= (int)grasp_.copies.size()) return;
+    const GraspSpec& spec = grasp_.driver.controller.spec();
+    const World& w = copies_[copy]->world;
+    const GraspReadings& r = grasp_.copies[copy];
+    // The wrist target (the mocap frame): a point and its three axes.
+    const GraspCommand c = graspCommandNow();
+    const Quat q = c.rotation * grasp_.driver.controller.restRotation();
+    debugRenderer_.point(c.wrist, 8.f, Color{1, 1, 1, 1});
+    const Color axes[3] = {{1, 0.3f, 0.3f, 1}, {0.3f, 1, 0.3f, 1}, {0.3f, 0.5f, 1, 1}};
+    for (int k = 0; k < 3; ++k) {
+        Vec3 e{0, 0, 0};
+        e[k] = Real(0.05);
+        debugRenderer_.line(c.wrist, c.wrist + rotate(q, e), axes[k]);
+    }
+    // Each pad: its slip state as a dot, its net contact force as a line, its grip force as text.
+    char text[64];
+    for (size_t f = 0; f < r.pads.size() && f < spec.fingers.size(); ++f) {
+        const PadReading& p = r.pads[f];
+        if (spec.fingers[f].pads.empty()) continue;
+        const Vec3 at = w.state().pos[spec.fingers[f].pads[0]];
+        // The label beside the pad, away from the wrist, so the two jaws' labels do not overlap.
+        Vec3 out = at - c.wrist;
+        out.z = 0;
+        const Vec3 label = at + Real(0.06) * normalize(out) + Vec3{0, 0, Real(0.02)};
+        const Color state = p.contacts == 0 ? kFree : p.sliding > 0 ? kSlide : kStick;
+        debugRenderer_.point(at, 11.f, state);
+        // The net force at the force layer's scale, at most 0.25 m long (a jaw pressed on the floor
+        // carries many times the grip force and would leave the view).
+        Vec3 arrow = Real(view.draw.forceScale) * p.force;
+        if (length(arrow) > Real(0.25)) arrow = Real(0.25) * normalize(arrow);
+        debugRenderer_.line(at, at + arrow, Color{0.1f, 0.9f, 0.95f, 1});
+        std::snprintf(text, sizeof text, "%.2f N %s", double(r.drive[f]),
+                      p.contacts == 0 ? "" : p.sliding > 0 ? "SLIDE" : "stick");
+        debugRenderer_.text(label, text, state);
+    }
+    if (spec.scaleJoint >= 0) {
+        const Vec3 at = w.state().pos[w.model().joints[spec.scaleJoint].bodyB];
+        std::snprintf(text, sizeof text, "scale %.1f g", double(r.scale.kilograms * 1000));
+        debugRenderer_.text(at + Vec3{0, Real(0.12), Real(0.02)}, text, Color{1, 1, 1, 1});   // past the platform's far edge
+    }
+}
+
+void SandboxApp::graspScriptCommand(const std::vector<std::string>& args, int frame) {
+    const std::string verb = args.empty() ? "" : args[0];
+    auto num = [&](size_t i) { return i < args.size() ? Real(std::atof(args[i].c_str())) : Real(0); };
+    GraspCommand c = graspCommandNow();
+    if (verb == "play") {
+        graspPlay();
+    } else if (verb == "stop") {
+        setGraspCommand(c);
+    } else if (verb == "grip" || verb == "force") {
+        (verb == "grip" ? c.grip : c.force) = num(1);
+        setGraspCommand(c);
+    } else if (verb == "wrist") {
+        c.wrist = Vec3{num(1), num(2), num(3)};
+        setGraspCommand(c);
+    } else if (verb == "report") {
+        // One line per copy: the tests read the object's rise, the forces and the slip states.
+        const GraspSpec& spec = grasp_.driver.controller.spec();
+        for (int i = 0; i < copyCount() && i < (int)grasp_.copies.size(); ++i) {
+            const GraspReadings& r = grasp_.copies[i];
+            const World& w = copies_[i]->world;
+            const Vec3 target = spec.wristJoint >= 0 ? w.model().joints[spec.wristJoint].anchorA : Vec3{0, 0, 0};
+            std::string grips, normals, slides;
+            for (size_t f = 0; f < r.drive.size(); ++f) {
+                char one[48];
+                std::snprintf(one, sizeof one, "%s%.4f", f ? "," : "", double(r.drive[f]));
+                grips += one;
+                std::snprintf(one, sizeof one, "%s%.4f", f ? "," : "", double(r.pads[f].normalForce));
+                normals += one;
+                slides += (f ? "," : "") + std::to_string(r.pads[f].sliding);
+            }
+            std::printf("grasp-report frame=%d copy=%d label=%s time=%.4f phase=%s playing=%d wrist=%.5f,%.5f,%.5f "
+                        "rise=%.5f grip=%s normal=%s sliding=%s scale_g=%.2f\n",
+                        frame, i, copies_[i]->label.c_str(), double(w.state().time), c.phase.c_str(),
+                        int(grasp_.driver.playing), double(target.x), double(target.y), double(target.z),
+                        double(r.objectRise), grips.c_str(), normals.c_str(), slides.c_str(),
+                        double(r.scale.kilograms * 1000));
+        }
+        if (!grasp_.active()) std::printf("grasp-report frame=%d none\n", frame);
+    } else {
+        std::printf("grasp: unknown command '%s' (play, stop, grip G, force N, wrist X Y Z, report)\n", verb.c_str());
+    }
+}
+
+}  // namespace cs
