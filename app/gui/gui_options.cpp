@@ -1,6 +1,8 @@
 // Command-line parsing for `sandbox gui` and `sandbox record`; see gui_options.h.
 #include "app/gui/gui_options.h"
 
+#include "engine/fem/fem_deform.h"
+
 #include <cstdlib>
 #include <sstream>
 
@@ -148,6 +150,11 @@ bool parseGuiOptions(int argc, char** argv, bool record, GuiOptions& o, std::str
             o.forceShadows = true;
         } else if (a == "--fixed-step") {
             o.fixedStep = true;
+        } else if (a == "--fem-deform") {
+            if (!(v = need(i, a))) return false;
+            std::vector<Vec3> unused;
+            if (!deformFemBodies(Model{}, v, unused, error)) return false;
+            o.femDeform = v;
         } else if (a == "--script" || a == "--screenshot" || a == "--replay" || a == "--session-out" ||
                    a == "--capture-dir") {
             if (!(v = need(i, a))) return false;
@@ -183,7 +190,8 @@ const char* guiUsage() {
            "  --replay FILE       replay a recorded session (settings above override its solver)\n"
            "  --session-out FILE  record this session's inputs to FILE on exit\n"
            "  --capture-dir DIR   screenshots (P) and MP4 recordings (M) go here (default ~/Videos/contact-sandbox)\n"
-           "  --script FILE --frames N --screenshot FILE --headless --fixed-step   (tests)\n";
+           "  --script FILE --frames N --screenshot FILE --headless --fixed-step   (tests)\n"
+           "  --fem-deform stretch:A|squeeze:A|bend:K|twist:T   deformable bodies start deformed by hand (review)\n";
 }
 
 const char* recordUsage() {

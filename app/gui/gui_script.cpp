@@ -34,6 +34,9 @@ bool* layerFlag(SandboxApp& app, const std::string& name) {
     if (name == "shadows") return &app.view.shadows;
     if (name == "xray") return &app.view.xray;
     if (name == "impact") return &app.view.impact;
+    if (name == "strain") return &app.view.fem.colorByField;
+    if (name == "rest") return &f.femRestShape;
+    if (name == "anchors") return &f.femAnchors;
     return nullptr;
 }
 

@@ -51,6 +51,7 @@ void SandboxApp::drawPanels() {
     if (view.plots) drawPlotsWindow();
     if (view.help) drawHelpWindow();
     if (view.legend) drawLegend();
+    if (view.legend) drawFemLegend();
     if (view.impact) drawImpactWindow();
 }
 
@@ -226,6 +227,7 @@ void SandboxApp::drawSettingsContent() {
         }
     }
     drawShowSection();
+    drawFemSection();
 }
 
 void SandboxApp::drawSelectionPanel() {
