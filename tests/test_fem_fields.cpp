@@ -109,6 +109,19 @@ TEST_CASE("fem surface: a hand-stretched box shows the closed-form field in ever
         if (std::fabs(p.z - 0.1) < 1e-9 && std::fabs(p.x) < 0.3 && std::fabs(p.y) < 0.05) CHECK(n[i].z == doctest::Approx(1));
         if (std::fabs(p.z) < 1e-9 && std::fabs(p.y) < 1e-9 && std::fabs(p.x) < 0.3) CHECK(length(n[i]) == 0);   // interior
     }
+    // An inverted tet (a corner node pushed through the body) is magenta and out of the range.
+    int corner = 0;
+    for (int i = 0; i < model.femNodeCount(); ++i)
+        if (model.femRestPos[i].x < -0.49 && model.femRestPos[i].y < -0.09 && model.femRestPos[i].z < -0.09) corner = i;
+    world.state().femPos[corner] = Vec3{Real(-0.3), Real(0.2), Real(0.2)};
+    style.field = FemField::VonMises;
+    const FemFieldRange inverted = buildFemSurface(model, world.state(), style, triTets, vertices);
+    CHECK(inverted.inverted > 0);
+    CHECK(inverted.seenMax < 10 * d.youngs);   // not the 1e10 Pa of a tet divided by its det F ~ 0
+    int magenta = 0;
+    for (const FemSurfaceVertex& v : vertices) magenta += v.color[0] == 1.f && v.color[1] == 0.f && v.color[2] == 1.f;
+    CHECK(magenta > 0);
+    world.state().femPos = x;
     // Not coloured: the body's colour.
     style.colorByField = false;
     buildFemSurface(model, world.state(), style, triTets, vertices);

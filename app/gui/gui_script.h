@@ -24,6 +24,8 @@
 //   impact pause on|off   pause the simulation when an impact is captured (default on)
 //   impact plot impulse normal|tangential, impact plot velocity tangential|normal
 //   impact report         print "impact-report rounds=R intervals=N index=I ..." (impact_replay.h)
+//   fem field volumetric|vonmises|stretch   the deformable bodies' strain colour field
+//   fem range auto|LO HI  its colour range
 //   quit
 #pragma once
 

@@ -116,6 +116,7 @@ void SandboxApp::drawFemLegend() {
     ImGui::TextUnformatted(hi);
     ImGui::Text("%s; in view %.3g .. %.3g", view.fem.autoRange ? "auto range" : "fixed range", double(r.seenMin),
                 double(r.seenMax));
+    if (r.inverted > 0) ImGui::TextColored(ImVec4(1.f, 0.3f, 1.f, 1.f), "%d inverted tets (det F <= 0) in magenta", r.inverted);
     const ImVec2 wp = ImGui::GetWindowPos(), sz = ImGui::GetWindowSize();
     uiRects_["fem-legend"] = UiRect{wp.x, wp.y, sz.x, sz.y};
     ImGui::End();

@@ -43,8 +43,10 @@ bool deformFemBodies(const Model& model, const std::string& spec, std::vector<Ve
                 out = c + a * along * dir + std::pow(a, Real(-0.25)) * (d - along * dir);
             } else if (kind == "bend") {
                 if (a == 0) continue;
-                const Real R = L / a, theta = s / R;
-                out = c + (R - h) * std::sin(theta) * u + (R - (R - h) * std::cos(theta)) * up + (d - s * u - h * up);
+                // From the body's -u end, which stays put (a clamped end stays clamped).
+                const Real R = L / a, theta = (s + L / 2) / R;
+                out = c - (L / 2) * u + (R - h) * std::sin(theta) * u + (R - (R - h) * std::cos(theta)) * up +
+                      (d - s * u - h * up);
             } else {
                 const Real angle = a * s / L;
                 const Vec3 r = d - s * u;   // the part off the axis, turned about u

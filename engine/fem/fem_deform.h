@@ -7,8 +7,9 @@
 // when u is z); s = (x - c) . u, h = (x - c) . up, L the body's extent along u:
 //   stretch:a   x' = c + a s u + a^(-1/4) (x - c - s u): J = a^(1/2), the same in every tet
 //   squeeze:a   the same along the up axis (a < 1 squeezes)
-//   bend:k      s, h onto an arc of curvature k / L: x' = c + (R - h) sin(s / R) u +
-//               (R - (R - h) cos(s / R)) up with R = L / k; fibres at height h change length by
+//   bend:k      s, h onto an arc of curvature k / L from the -u end (which stays put), s' = s + L/2:
+//               x' = c - L/2 u + (R - h) sin(s' / R) u + (R - (R - h) cos(s' / R)) up with
+//               R = L / k; fibres at height h change length by
 //               the factor 1 - h k / L (J - 1 = -h k / L: shortened above, stretched below)
 //   twist:t     the cross-section at s turned by t s / L about u (J = 1, shear grows with the
 //               distance from the axis)

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 namespace cs {
@@ -77,10 +78,21 @@ FemFieldRange buildFemSurface(const Model& model, const State& state, const FemS
     const bool byField = style.colorByField && triTets.size() == model.femTris.size();
     if (byField) {
         values = femTetFieldValues(model, x, style.field);
+        const std::vector<Real> volume = femTetFieldValues(model, x, FemField::VolumetricStrain);   // J - 1
         const Real rest = femFieldRest(style.field);
         range.diverging = style.field != FemField::VonMises;
-        Real lo = values.empty() ? rest : values[0], hi = lo;
-        for (Real v : values) { lo = std::min(lo, v); hi = std::max(hi, v); }
+        Real lo = rest, hi = rest;
+        bool first = true;
+        for (size_t t = 0; t < values.size(); ++t) {
+            if (volume[t] <= -1) {   // J <= 0
+                ++range.inverted;
+                values[t] = std::numeric_limits<Real>::quiet_NaN();
+                continue;
+            }
+            lo = first ? values[t] : std::min(lo, values[t]);
+            hi = first ? values[t] : std::max(hi, values[t]);
+            first = false;
+        }
         range.seenMin = float(lo);
         range.seenMax = float(hi);
         if (style.autoRange) {
@@ -98,7 +110,9 @@ FemFieldRange buildFemSurface(const Model& model, const State& state, const FemS
         const auto& tri = model.femTris[i];
         Color3 c = model.femBodies[model.femNodeBody[tri[0]]].color;
         if (byField && triTets[i] >= 0)
-            c = femFieldColor((float(values[triTets[i]]) - range.lo) / (range.hi - range.lo), range.diverging);
+            c = std::isnan(values[triTets[i]])
+                    ? kFemInvertedColor
+                    : femFieldColor((float(values[triTets[i]]) - range.lo) / (range.hi - range.lo), range.diverging);
         for (int k : tri) {
             FemSurfaceVertex v;
             for (int a = 0; a < 3; ++a) {

@@ -11,7 +11,9 @@
 // Colour range: fixed (lo, hi) or automatic over every tet of every FEM body of the world. The
 // strain fields are centred on their rest value (J - 1 = 0, stretch 1) and drawn with a
 // diverging map (blue below, white at rest, red above), symmetric about the rest value when
-// automatic; von Mises stress is >= 0 and drawn with a sequential map from 0.
+// automatic; von Mises stress is >= 0 and drawn with a sequential map from 0. Inverted tets
+// (det F <= 0, where the stresses mean nothing) are drawn magenta and left out of the automatic
+// range, so that one of them cannot wash out the colours of the rest.
 #pragma once
 
 #include <vector>
@@ -40,7 +42,10 @@ struct FemFieldRange {
     float lo = 0, hi = 1;
     float seenMin = 0, seenMax = 0;
     bool diverging = true;
+    int inverted = 0;              // tets with det F <= 0 (drawn magenta)
 };
+
+constexpr Color3 kFemInvertedColor{1.f, 0.f, 1.f};
 
 // The tet each boundary triangle (Model::femTris) is a face of.
 std::vector<int> femBoundaryTriangleTets(const Model& model);
