@@ -62,6 +62,18 @@ bool tetrahedralizeSurface(const std::vector<Vec3>& vertices, const std::vector<
             facet.polygonlist[0].vertexlist[c] = v;
         }
     }
+    // TetGen's own check first ('d': facets that intersect each other): on a self-intersecting
+    // surface the meshing run itself can crash instead of throwing.
+    try {
+        tetgenio check;
+        char detect[] = "dQ";
+        tetrahedralize(detect, &in, &check);
+        if (check.numberoftrifaces > 0)
+            return fail(error, "the surface intersects itself (" + std::to_string(check.numberoftrifaces) +
+                                   " triangles cross others)");
+    } catch (int) {
+        return fail(error, "the surface intersects itself or is degenerate (TetGen's check failed)");
+    }
     char switches[64];
     if (maxVolume > 0) std::snprintf(switches, sizeof switches, "pq1.5a%.9gQ", double(maxVolume));
     else std::snprintf(switches, sizeof switches, "pq1.5Q");

@@ -38,7 +38,8 @@ bool makeSphereTetMesh(Real radius, int subdivisions, int resolution, TetMesh& o
 
 // A closed, consistently oriented triangle surface (vertices, triangles as index triples)
 // tetrahedralized by TetGen ('p' keeps the surface, 'q' bounds the radius-edge ratio, 'a' the
-// volume; maxVolume <= 0: no bound). Fails with TetGen's reason in one line.
+// volume; maxVolume <= 0: no bound). A surface whose triangles cross each other is refused
+// first (TetGen's 'd' check). Fails with TetGen's reason in one line.
 bool tetrahedralizeSurface(const std::vector<Vec3>& vertices, const std::vector<std::array<int, 3>>& triangles,
                            Real maxVolume, TetMesh& out, std::string* error);
 
