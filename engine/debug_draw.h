@@ -25,6 +25,8 @@ struct DebugDrawFlags {
     bool jointFrames = true;
     bool dragSpring = true;
     bool constraintGroups = true;    // contact-model specific layers (PEG groups, PLUS phases)
+    bool femRestShape = false;       // deformable bodies' rest shapes as wireframes
+    bool femAnchors = true;          // pinned nodes, and attached nodes with a line to their body
     float forceScale = 0.02f;        // metres per newton for force vectors
     float normalLength = 0.15f;      // metres for a unit-impulse normal
 };

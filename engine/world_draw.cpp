@@ -3,6 +3,7 @@
 
 #include "engine/collision/broad_phase.h"
 #include "engine/contact/contact_model.h"
+#include "engine/fem/fem_draw.h"
 #include "engine/world.h"
 
 namespace cs {
@@ -67,6 +68,7 @@ void World::draw(DebugDraw& dd) const {
     const DebugDrawFlags& f = dd.flags;
     const Real h = settings.dt / (settings.substeps > 0 ? settings.substeps : 1);
     drawContactModel(settings.solver.contactModel, contacts_, h, dd);
+    drawFemBodies(model_, state_, dd);
 
     if (f.aabbs && dd.drawLine) {
         const Color c{0.6f, 0.6f, 0.6f, 1};

@@ -89,6 +89,7 @@ void SceneRenderer::shutdown() {
         glDeleteBuffers(1, &m.ebo);
     }
     meshes_.clear();
+    fem_.shutdown();
     for (ShadowMap& m : shadowMaps_) {
         if (m.texture) glDeleteTextures(1, &m.texture);
         if (m.fbo) glDeleteFramebuffers(1, &m.fbo);
@@ -233,6 +234,7 @@ void SceneRenderer::gatherInstances(const World& world, int selectedBody) {
             (opacity < 1 ? mesh.seeThrough : mesh.opaque).instances.push_back(inst);
         }
     }
+    fem_.update(world, femStyle);
     if (needGroundPlane_) {
         BodyInstance inst;
         setInstanceRow(inst, Transform{{0, 0, 0}, quatIdentity()}, 1.f);
@@ -261,6 +263,10 @@ void SceneRenderer::drawMeshes(Pass pass) {
         if (pass == Pass::Shadow && (int)i == planeMesh_) continue;
         glBindVertexArray(l.vao);
         glDrawElementsInstanced(GL_TRIANGLES, m.indexCount, GL_UNSIGNED_INT, nullptr, (int)l.instances.size());
+        ++drawCalls;
+    }
+    if (pass != Pass::SeeThrough && !fem_.empty()) {   // deformable bodies are opaque
+        fem_.draw();
         ++drawCalls;
     }
     glBindVertexArray(0);

@@ -16,6 +16,7 @@
 
 #include "engine/world.h"
 #include "render/camera.h"
+#include "render/fem_renderer.h"
 
 namespace cs {
 
@@ -50,6 +51,8 @@ public:
     float gridSpacing = 0.25f;       // metres between minor grid lines (major: 10x)
     glm::vec3 lightDir = glm::normalize(glm::vec3(0.45f, 0.3f, 1.f));
     int drawCalls = 0;               // last render, for the stats panel
+    FemSurfaceStyle femStyle;        // deformable bodies: colour by a strain field or not
+    const FemRenderer& fem() const { return fem_; }
 
 private:
     // One mesh's instances of one kind (opaque or see-through): its own instance buffer and a
@@ -82,6 +85,7 @@ private:
         glm::mat4 lightViewProj{1.f};
     };
     std::vector<ShadowMap> shadowMaps_;
+    FemRenderer fem_;                // deformable bodies' surfaces, gathered with the instances
 };
 
 }  // namespace cs

@@ -5,7 +5,7 @@ Seeds are every library scene (assets/scenes/*.json) and mesh (assets/meshes/*.o
 is made by a generator seeded with (--seed, k), so a run is reproducible: it mutates a seed
 scene (a value set to an extreme number, a count set past its limit, a key or string holding a
 control character, a value nested thousands deep, a member deleted or retyped, bytes flipped)
-or a seed OBJ, wrapped in a scene that loads it (a coordinate that is not a number, a material
+or a seed OBJ, wrapped in a scene that loads it as a convex part or a deformable body's surface (a coordinate that is not a number, a material
 library naming a device, 10^3 to 10^5 vertices, an extreme scale). Each case runs as
 
     sandbox run CASE.json --steps 3 --no-progress
@@ -60,7 +60,13 @@ COUNT_KEYS = {"count": [65536, 100000, 1000000, 2147483647, 4294967297],
               "mass": [1e300, 1e-300],
               "density": [1e300, 1e-300],
               "velocity": [[1e300, 0, 0], [1e155, 0, 0]],
-              "dt": [1e-300, 1e300, 1]}
+              "dt": [1e-300, 1e300, 1],
+              "cells": [100, 1000, 2147483647],
+              "cross_cells": [100, 100000],
+              "resolution": [24, 25, 1000],
+              "subdivisions": [4, 5, 100],
+              "youngs": [1e300, 1e-300, 1e12],
+              "poisson": [0.5, -1, 0.4999999]}
 SANITIZER_TAGS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:")
 CONTROL_STRINGS = ["a\nb", "line1\nline2\nline3", "tab\there", "cr\rx", "nul\u0000x", "esc\u001b[31m"]
 
@@ -210,8 +216,17 @@ def make_case(seed, k, seeds_json, seeds_obj, folder):
         shape = {"type": "obj", "path": "mesh.obj", "convex_hull": rng.random() < 0.7}
         if rng.random() < 0.4:
             shape["scale"] = rng.choice([1e300, 1e155, 1e-300, 2, 0.5])
-        data = json.dumps({"bodies": [{"generator": "ground"},
-                                      {"name": "mesh", "shape": shape, "position": [0, 0, 3]}]}).encode()
+        if rng.random() < 0.3:
+            # The OBJ as a deformable body's closed surface, filled by TetGen.
+            mesh = {"type": "obj", "path": "mesh.obj", "resolution": rng.choice([0, 2, 8])}
+            if "scale" in shape:
+                mesh["scale"] = shape["scale"]
+            data = json.dumps({"bodies": [{"generator": "ground"}],
+                               "deformables": [{"mesh": mesh, "material": {"youngs": 1e5},
+                                                "position": [0, 0, 3]}]}).encode()
+        else:
+            data = json.dumps({"bodies": [{"generator": "ground"},
+                                          {"name": "mesh", "shape": shape, "position": [0, 0, 3]}]}).encode()
     with open(scene, "wb") as f:
         f.write(data)
     return scene
@@ -246,6 +261,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", default=None, help="keeps crashing, hanging and multi-line inputs here")
     ap.add_argument("--replay", default=None, help="run every *.json of this folder instead")
+    ap.add_argument("--only", default=None, help="seed scenes whose names start with one of these (comma list)")
     a = ap.parse_args()
     sandbox = os.path.abspath(a.sandbox)
 
@@ -254,8 +270,10 @@ def main():
         cases = [(name, os.path.join(os.path.abspath(a.replay), name))
                  for name in sorted(os.listdir(a.replay)) if name.endswith(".json")]
     else:
+        prefixes = tuple(a.only.split(",")) if a.only else ("",)
         seeds_json = [open(os.path.join(ROOT, "assets/scenes", n)).read()
-                      for n in sorted(os.listdir(os.path.join(ROOT, "assets/scenes"))) if n.endswith(".json")]
+                      for n in sorted(os.listdir(os.path.join(ROOT, "assets/scenes")))
+                      if n.endswith(".json") and n.startswith(prefixes)]
         seeds_obj = [open(os.path.join(ROOT, "assets/meshes", n)).read()
                      for n in sorted(os.listdir(os.path.join(ROOT, "assets/meshes"))) if n.endswith(".obj")]
         cases = [(str(k), make_case(a.seed, k, seeds_json, seeds_obj, os.path.join(work, str(k))))

@@ -6,6 +6,8 @@
 #   docs/gui_plus_replay.png  the PLUS impact replay on newtons_cradle (round 3 of table 2's five)
 #   docs/gui_plus_replay_brick.png  the replay of [PLUS] example 1 (brick_impact), mid-impact
 #   docs/gui_pour3d_compare.png     pour3d: standard beside PEG behind see-through walls
+#   docs/fem_cantilever_strain.png, docs/fem_pneunet_stretch.png  deformable bodies bent by hand,
+#                             strain colours on
 # (scripts/gui_review.sh takes the screenshots for reviewing the layout at 1280x720 and 1920x1080.)
 #   usage: scripts/gui_screenshots.sh [SANDBOX]   (default build/sandbox)
 set -eu
@@ -75,3 +77,27 @@ cat >"$TMP/brick.script" <<'S'
 S
 gui brick_impact --model plus --script "$TMP/brick.script" --frames 14 --size 1280x720 \
     --screenshot "$ROOT/docs/gui_plus_replay_brick.png"
+
+# Deformable bodies deformed by hand (--fem-deform; paused at once, so the solver does not undo
+# it): strain colours, the rest shape as a wireframe, the pinned and attached nodes.
+cat >"$TMP/cantilever.script" <<'S'
+0 key space
+0 show strain on
+0 show rest on
+0 show contacts off
+0 show normals off
+0 camera -72 12 0.85 0.02 0 0.42
+S
+gui fem_cantilever --fem-deform bend:-1.2 --script "$TMP/cantilever.script" --frames 6 --size 1280x720 \
+    --screenshot "$ROOT/docs/fem_cantilever_strain.png"
+cat >"$TMP/finger.script" <<'S'
+0 key space
+0 show strain on
+0 show rest on
+0 show contacts off
+0 show normals off
+0 fem field stretch
+0 camera -75 10 0.3 0.06 0 0.16
+S
+gui pneunet_finger --fem-deform bend:-2.0 --script "$TMP/finger.script" --frames 6 --size 1280x720 \
+    --screenshot "$ROOT/docs/fem_pneunet_stretch.png"

@@ -173,6 +173,7 @@ void SandboxApp::render(double wallDt) {
     // Shadow maps first, one per copy; then the frame's target is bound and cleared once
     // (see SceneRenderer::renderShadows).
     sceneRenderer_.shadows = view.shadows;
+    sceneRenderer_.femStyle = view.fem;
     if (view.shadows) {
         for (int i = 0; i < copyCount(); ++i) {
             sceneRenderer_.gatherInstances(copies_[i]->world, selectedBody);

@@ -1,6 +1,8 @@
 // Command-line parsing for `sandbox gui` and `sandbox record`; see gui_options.h.
 #include "app/gui/gui_options.h"
 
+#include "engine/fem/fem_deform.h"
+
 #include <cstdlib>
 #include <sstream>
 
@@ -154,6 +156,11 @@ bool parseGuiOptions(int argc, char** argv, bool record, GuiOptions& o, std::str
             if (!(v = need(i, a))) return false;
             if (!parseNumber(v, d) || !(d > 0 && d < 1e6)) return bad("a positive force in N");
             o.gripForce = d;
+        } else if (a == "--fem-deform") {
+            if (!(v = need(i, a))) return false;
+            std::vector<Vec3> unused;
+            if (!deformFemBodies(Model{}, v, unused, error)) return false;
+            o.femDeform = v;
         } else if (a == "--script" || a == "--screenshot" || a == "--replay" || a == "--session-out" ||
                    a == "--capture-dir") {
             if (!(v = need(i, a))) return false;
@@ -191,7 +198,8 @@ const char* guiUsage() {
            "  --capture-dir DIR   screenshots (P) and MP4 recordings (M) go here (default ~/Videos/contact-sandbox)\n"
            "  --play-script       play the scene's grasp script (Grasp window: Play script)\n"
            "  --grip-force N      grip force of the grasp script and the Grasp window's start\n"
-           "  --script FILE --frames N --screenshot FILE --headless --fixed-step   (tests)\n";
+           "  --script FILE --frames N --screenshot FILE --headless --fixed-step   (tests)\n"
+           "  --fem-deform stretch:A|squeeze:A|bend:K|twist:T   deformable bodies start deformed by hand (review)\n";
 }
 
 const char* recordUsage() {

@@ -49,6 +49,7 @@ struct GuiOptions {
     std::string sessionOut;            // write the session here on exit
     // Recording.
     std::string captureDir;            // screenshots (P) and recordings (M); empty: ~/Videos/contact-sandbox
+    std::string femDeform;             // "stretch:1.5": deformable bodies start deformed (engine/fem/fem_deform.h)
     std::string out;                   // video file
     double seconds = -1;               // <0: the scene's duration
     int fps = 60;

@@ -16,7 +16,7 @@ namespace cs {
 
 namespace {
 
-const char* kVerbs[] = {"cursor", "move", "moveby", "aim", "press", "release", "key", "show", "camera", "report", "screenshot", "quit", "impact", "ui", "hover", "grasp"};
+const char* kVerbs[] = {"cursor", "move", "moveby", "aim", "press", "release", "key", "show", "camera", "report", "screenshot", "quit", "impact", "ui", "hover", "grasp", "fem"};
 
 bool* layerFlag(SandboxApp& app, const std::string& name) {
     DebugDrawFlags& f = app.view.draw;
@@ -35,6 +35,9 @@ bool* layerFlag(SandboxApp& app, const std::string& name) {
     if (name == "shadows") return &app.view.shadows;
     if (name == "xray") return &app.view.xray;
     if (name == "impact") return &app.view.impact;
+    if (name == "strain") return &app.view.fem.colorByField;
+    if (name == "rest") return &f.femRestShape;
+    if (name == "anchors") return &f.femAnchors;
     return nullptr;
 }
 
@@ -193,6 +196,18 @@ void GuiScript::run(int frame, SandboxApp& app) {
             runImpactCommand(c, app);
         } else if (c.verb == "grasp") {
             app.graspScriptCommand(c.args, frame);
+        } else if (c.verb == "fem") {
+            // fem field volumetric|vonmises|stretch, fem range auto|LO HI
+            const std::string what = c.args.empty() ? "" : c.args[0], arg = c.args.size() > 1 ? c.args[1] : "";
+            if (what == "field" && arg == "volumetric") app.view.fem.field = FemField::VolumetricStrain;
+            else if (what == "field" && arg == "vonmises") app.view.fem.field = FemField::VonMises;
+            else if (what == "field" && arg == "stretch") app.view.fem.field = FemField::MaxStretch;
+            else if (what == "range" && arg == "auto") app.view.fem.autoRange = true;
+            else if (what == "range" && c.args.size() == 3 && num(2, 0) > num(1, 0)) {
+                app.view.fem.autoRange = false;
+                app.view.fem.lo = float(num(1, 0));
+                app.view.fem.hi = float(num(2, 0));
+            }
         } else if (c.verb == "quit") {
             app.quitRequested = true;
         }

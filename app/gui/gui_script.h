@@ -10,7 +10,8 @@
 //   press left|right [shift]   /   release left|right
 //   key NAME              space, right, plus, minus, or a letter (r, b, n, f, c, g, h, m, p, ...)
 //   show LAYER on|off     contacts, normals, cones, forces, penetration, aabbs, frames, joints,
-//                         legend, plots, help, shadows, xray, impact, grasp
+//                         legend, plots, help, shadows, xray, impact, grasp; deformable bodies:
+//                         strain (the strain colours), rest (rest-shape wireframe), anchors
 //   camera YAW PITCH DIST [TX TY TZ]   degrees and metres
 //   report                print the drag state: grabbed point, target, force
 //   ui report             print the layout: window rectangles, the settings panel's fit, the last
@@ -26,6 +27,8 @@
 //   grasp play|stop       play the scene's grasp script from a reset / hand the control back
 //   grasp grip G | force N | wrist X Y Z   the user's grasp command (grasp_ui.h)
 //   grasp report          print "grasp-report frame=F copy=I ... rise=R grip=... sliding=..." per copy
+//   fem field volumetric|vonmises|stretch   the deformable bodies' strain colour field
+//   fem range auto|LO HI  its colour range
 //   quit
 #pragma once
 

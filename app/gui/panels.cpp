@@ -51,6 +51,7 @@ void SandboxApp::drawPanels() {
     if (view.plots) drawPlotsWindow();
     if (view.help) drawHelpWindow();
     if (view.legend) drawLegend();
+    if (view.legend) drawFemLegend();
     if (view.impact) drawImpactWindow();
     if (grasp_.active() && view.grasp) drawGraspWindow();
 }
@@ -236,6 +237,7 @@ void SandboxApp::drawSettingsContent() {
         }
     }
     drawShowSection();
+    drawFemSection();
 }
 
 void SandboxApp::drawSelectionPanel() {

@@ -27,6 +27,7 @@
 #include "app/gui/impact_replay.h"
 #include "app/gui/session.h"
 #include "app/gui/view_scale.h"
+#include "engine/fem/fem_surface.h"
 #include "engine/scene/scene_loader.h"
 #include "engine/world.h"
 #include "render/camera.h"
@@ -72,6 +73,7 @@ struct ViewSettings {
     bool hud = true;                   // labels on each viewport
     bool impact = false;               // the PLUS impact replay window (impact_panel.cpp)
     bool grasp = true;                 // the Grasp window in a scene with a grasp (grasp_panel.cpp)
+    FemSurfaceStyle fem;               // deformable bodies: strain colours (panels_fem.cpp)
 };
 
 // A window's rectangle in pixels from the window's top-left (for scripted layout checks).
@@ -164,6 +166,7 @@ public:
     float speed = 1.f;
     std::string status;                // last message for the status line
     int selectedBody = -1;
+    int selectedFem = 0;               // the deformable body the panel's pressure slider drives
     double fps = 0;
     bool quitRequested = false;
     bool scriptedInput = false;        // input comes from a test script: ImGui does not capture it
@@ -186,6 +189,10 @@ private:
     void drawPlotsWindow();
     void drawHelpWindow();
     void drawLegend();
+    // ---- deformable bodies (panels_fem.cpp) ----
+    void drawFemSection();
+    void drawFemLegend();
+    void applyFemDeform();             // --fem-deform: every copy's FEM nodes set by hand
     // ---- the PLUS impact replay (impact_panel.cpp) ----
     float impactPanelHeight() const;   // pixels under the viewports, 0 when the window is closed
     void drawImpactWindow();

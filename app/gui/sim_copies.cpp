@@ -110,6 +110,7 @@ void SandboxApp::setCopies(const std::vector<CopySpec>& specs) {
         c->world = World(sceneModel_, s);
         copies_.push_back(std::move(c));
     }
+    applyFemDeform();
     loggedSettings_.clear();
     for (auto& c : copies_) loggedSettings_.push_back(c->world.settings);
     // A new session starts with the copies.
@@ -136,6 +137,7 @@ void SandboxApp::resetCopies() {
         c->historyPenetration.clear();
         c->historyEnergy.clear();
     }
+    applyFemDeform();
     sceneRenderer_.resetModel();
     impact.clear();
     resetTick_ = tick_;   // the panel's step counter restarts with t (the session log keeps tick_)

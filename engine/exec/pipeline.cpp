@@ -14,6 +14,8 @@ bool pipelineSupports(const World& world, std::string* why) {
         reason = "the device pipeline implements the standard and CCP contact models only";
     else if (!world.model().joints.empty())
         reason = "the device pipeline has no joint rows yet";
+    else if (!world.model().femBodies.empty())
+        reason = "the device pipeline has no deformable (FEM) bodies yet";
     else if (world.drag().body >= 0)
         reason = "the device pipeline has no mouse-drag row yet";
     else if (world.settings.speculative > 0)

@@ -38,34 +38,6 @@ Real tetVolume(const TetMesh& mesh, int t) {
     return dot(mesh.nodes[k[1]] - a, cross(mesh.nodes[k[2]] - a, mesh.nodes[k[3]] - a)) / Real(6);
 }
 
-TetMesh makeBoxTetMesh(Vec3 h, int cells) {
-    const Real longest = std::max({h.x, h.y, h.z});
-    int n[3];
-    for (int a = 0; a < 3; ++a) n[a] = std::max(1, int(std::lround(cells * h[a] / longest)));
-    TetMesh m;
-    auto node = [&](int i, int j, int k) { return (k * (n[1] + 1) + j) * (n[0] + 1) + i; };
-    for (int k = 0; k <= n[2]; ++k)
-        for (int j = 0; j <= n[1]; ++j)
-            for (int i = 0; i <= n[0]; ++i)
-                m.nodes.push_back(Vec3{-h.x + 2 * h.x * i / n[0], -h.y + 2 * h.y * j / n[1], -h.z + 2 * h.z * k / n[2]});
-    static const int kPerm[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
-    for (int k = 0; k < n[2]; ++k)
-        for (int j = 0; j < n[1]; ++j)
-            for (int i = 0; i < n[0]; ++i)
-                for (const auto& p : kPerm) {   // the path 000 -> e_a -> e_a + e_b -> 111
-                    int c[3] = {i, j, k};
-                    std::array<int, 4> t;
-                    t[0] = node(c[0], c[1], c[2]);
-                    for (int s = 0; s < 3; ++s) {
-                        ++c[p[s]];
-                        t[s + 1] = node(c[0], c[1], c[2]);
-                    }
-                    m.tets.push_back(t);
-                    if (tetVolume(m, int(m.tets.size()) - 1) < 0) std::swap(m.tets.back()[2], m.tets.back()[3]);
-                }
-    return m;
-}
-
 bool tetrahedralizeSurface(const std::vector<Vec3>& vertices, const std::vector<std::array<int, 3>>& triangles,
                            Real maxVolume, TetMesh& out, std::string* error) {
     if (vertices.size() < 4 || triangles.size() < 4) return fail(error, "the surface has fewer than 4 vertices or triangles");
@@ -89,6 +61,18 @@ bool tetrahedralizeSurface(const std::vector<Vec3>& vertices, const std::vector<
             if (v < 0 || v >= int(vertices.size())) return fail(error, "surface triangle " + std::to_string(f) + " names a missing vertex");
             facet.polygonlist[0].vertexlist[c] = v;
         }
+    }
+    // TetGen's own check first ('d': facets that intersect each other): on a self-intersecting
+    // surface the meshing run itself can crash instead of throwing.
+    try {
+        tetgenio check;
+        char detect[] = "dQ";
+        tetrahedralize(detect, &in, &check);
+        if (check.numberoftrifaces > 0)
+            return fail(error, "the surface intersects itself (" + std::to_string(check.numberoftrifaces) +
+                                   " triangles cross others)");
+    } catch (int) {
+        return fail(error, "the surface intersects itself or is degenerate (TetGen's check failed)");
     }
     char switches[64];
     if (maxVolume > 0) std::snprintf(switches, sizeof switches, "pq1.5a%.9gQ", double(maxVolume));

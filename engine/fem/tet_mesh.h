@@ -21,15 +21,33 @@ struct TetMesh {
 // subdivision: neighbouring cubes share their face diagonals, so the mesh is conforming).
 TetMesh makeBoxTetMesh(Vec3 halfExtents, int cells);
 
+// A beam along x: length x (2 halfWidth) along y x (2 halfHeight) along z, centred on the origin,
+// `lengthCells` cubes along x and `crossCells` along the shorter of y and z (the other in
+// proportion, at least 1), Kuhn-subdivided like the box (tet_generators.cpp).
+TetMesh makeBeamTetMesh(Real length, Real halfWidth, Real halfHeight, int lengthCells, int crossCells);
+
+// A capsule along x: a cylinder of the given radius and half length (of the straight part)
+// capped by two half balls, centred on the origin. The surface has 4 * resolution segments
+// around and rings about radius / resolution apart; TetGen fills it with a largest tet volume
+// of (radius / resolution)^3 (tet_generators.cpp).
+bool makeCapsuleTetMesh(Real radius, Real halfLength, int resolution, TetMesh& out, std::string* error);
+
 // A ball of the given radius: an icosphere surface (`subdivisions` 0..5) tetrahedralized by TetGen
 // with a quality bound and a largest tet volume of (radius / resolution)^3.
 bool makeSphereTetMesh(Real radius, int subdivisions, int resolution, TetMesh& out, std::string* error);
 
 // A closed, consistently oriented triangle surface (vertices, triangles as index triples)
 // tetrahedralized by TetGen ('p' keeps the surface, 'q' bounds the radius-edge ratio, 'a' the
-// volume; maxVolume <= 0: no bound). Fails with TetGen's reason in one line.
+// volume; maxVolume <= 0: no bound). A surface whose triangles cross each other is refused
+// first (TetGen's 'd' check). Fails with TetGen's reason in one line.
 bool tetrahedralizeSurface(const std::vector<Vec3>& vertices, const std::vector<std::array<int, 3>>& triangles,
                            Real maxVolume, TetMesh& out, std::string* error);
+
+// A triangle surface fit to fill with tets (surface_check.cpp): no triangle repeats a vertex or
+// has zero area, every edge belongs to exactly two triangles that run it in opposite directions
+// (closed, manifold along edges, consistently wound), and the enclosed volume is nonzero.
+// Triangles wound inwards are turned outwards; vertices no triangle uses are dropped.
+bool checkClosedSurface(std::vector<Vec3>& vertices, std::vector<std::array<int, 3>>& triangles, std::string* error);
 
 // TetGen's text formats (.node: "n 3 attrs markers" then "i x y z ...", .ele: "m 4 attrs" then
 // "i a b c d ..."; numbering from 0 or 1 as the file's first index says, '#' comments).

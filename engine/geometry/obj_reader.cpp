@@ -73,9 +73,9 @@ int checkVertexLines(const std::string& text, const std::string& name, const Obj
     return vertices;
 }
 
-}  // namespace
-
-bool readObjVertices(const std::string& path, std::vector<Vec3>& out, std::string* error, const ObjLimits& limits) {
+// Reads and checks the file, then parses it with tinyobjloader (triangulating faces when asked).
+bool parseObj(const std::string& path, const ObjLimits& limits, bool triangulate, tinyobj::attrib_t& attrib,
+              std::vector<tinyobj::shape_t>& shapes, std::string* error) {
     std::string why;
     auto fail = [&](const std::string& message) {
         if (error) *error = message;
@@ -96,19 +96,51 @@ bool readObjVertices(const std::string& path, std::vector<Vec3>& out, std::strin
     const int vertices = checkVertexLines(text, path, limits, &why);
     if (vertices < 0) return fail(why);
 
-    tinyobj::attrib_t attrib;
-    std::vector<tinyobj::shape_t> shapes;
     std::vector<tinyobj::material_t> materials;
     std::string warn, err;
     std::istringstream in(text);
     // No material reader: mtllib lines are skipped, no other file is opened.
-    const bool ok = tinyobj::LoadObj(&attrib, &shapes, &materials, &warn, &err, &in, nullptr, false);
-    const std::vector<tinyobj::real_t>& v = attrib.vertices;
-    if (!ok || v.size() != size_t(vertices) * 3) {
+    const bool ok = tinyobj::LoadObj(&attrib, &shapes, &materials, &warn, &err, &in, nullptr, triangulate);
+    if (!ok || attrib.vertices.size() != size_t(vertices) * 3) {
         size_t nl = err.find('\n');
         return fail(path + ": tinyobjloader cannot read it" + (err.empty() ? "" : ": " + err.substr(0, nl)));
     }
+    return true;
+}
+
+}  // namespace
+
+bool readObjVertices(const std::string& path, std::vector<Vec3>& out, std::string* error, const ObjLimits& limits) {
+    tinyobj::attrib_t attrib;
+    std::vector<tinyobj::shape_t> shapes;
+    if (!parseObj(path, limits, false, attrib, shapes, error)) return false;
+    const std::vector<tinyobj::real_t>& v = attrib.vertices;
     for (size_t i = 0; i + 2 < v.size(); i += 3) out.push_back(Vec3{Real(v[i]), Real(v[i + 1]), Real(v[i + 2])});
+    return true;
+}
+
+bool readObjSurface(const std::string& path, std::vector<Vec3>& vertices, std::vector<std::array<int, 3>>& triangles,
+                    std::string* error, const ObjLimits& limits) {
+    tinyobj::attrib_t attrib;
+    std::vector<tinyobj::shape_t> shapes;
+    if (!parseObj(path, limits, true, attrib, shapes, error)) return false;
+    const std::vector<tinyobj::real_t>& v = attrib.vertices;
+    const int count = int(v.size() / 3);
+    for (int i = 0; i < count; ++i) vertices.push_back(Vec3{Real(v[3 * i]), Real(v[3 * i + 1]), Real(v[3 * i + 2])});
+    for (const tinyobj::shape_t& shape : shapes) {
+        const auto& idx = shape.mesh.indices;
+        for (size_t f = 0; f + 2 < idx.size(); f += 3) {
+            std::array<int, 3> t;
+            for (int c = 0; c < 3; ++c) {
+                t[c] = idx[f + c].vertex_index;
+                if (t[c] < 0 || t[c] >= count) {
+                    if (error) *error = path + ": a face names vertex " + std::to_string(t[c] + 1) + ", not in the file";
+                    return false;
+                }
+            }
+            triangles.push_back(t);
+        }
+    }
     return true;
 }
 

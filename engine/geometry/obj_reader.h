@@ -9,6 +9,7 @@
 // as 0, is an error naming its line.
 #pragma once
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -24,5 +25,11 @@ struct ObjLimits {
 // Appends nothing and returns false with a one-line *error ("mesh.obj:12: ...") on bad input.
 bool readObjVertices(const std::string& path, std::vector<Vec3>& out, std::string* error,
                      const ObjLimits& limits = {});
+
+// The vertices and faces of an OBJ file, faces fan-triangulated (deformable bodies' closed
+// surfaces, engine/fem). The same checks as readObjVertices; a face naming a missing vertex is an
+// error. Whether the surface is closed is the caller's check (checkClosedSurface).
+bool readObjSurface(const std::string& path, std::vector<Vec3>& vertices, std::vector<std::array<int, 3>>& triangles,
+                    std::string* error, const ObjLimits& limits = {});
 
 }  // namespace cs

@@ -1,6 +1,6 @@
 // Scene loading, top to bottom: resolve the name, read the file, parse the JSON (malformed input
 // reported as file:line:column), read the blocks in a fixed order (settings, camera, materials,
-// bodies and generators, emitters, joints), then build the Model with addBody / addJoint.
+// bodies and generators, deformables, emitters, joints), then build the Model with addBody / addJoint / addFemBody.
 // The format is documented in docs/scene-format.md.
 #include <algorithm>
 #include <filesystem>
@@ -123,6 +123,9 @@ void readScene(const Json& root, SceneContext& ctx, WorldSettings& settings, Sce
         else
             ctx.addBody(scene::readBody(bodies[i], path, ctx), path);
     }
+    const Json& deformables = requireArray(top, "deformables");
+    for (size_t i = 0; i < deformables.size(); ++i)
+        scene::readDeformable(deformables[i], "/deformables/" + std::to_string(i), ctx);
     const Json& emitters = requireArray(top, "emitters");
     for (size_t i = 0; i < emitters.size(); ++i)
         scene::readEmitter(emitters[i], "/emitters/" + std::to_string(i), ctx);
@@ -155,6 +158,7 @@ void buildModel(SceneContext& ctx, Model& model) {
         if (addJoint(model, spec.joint, spec.anchor, spec.axis, &err) < 0)
             ctx.fail(spec.path, err.empty() ? "rejected by the model builder" : err);
     }
+    scene::buildDeformables(ctx, model, index);
 }
 
 }  // namespace

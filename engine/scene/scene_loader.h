@@ -66,6 +66,12 @@ struct SceneLimits {
     static constexpr int pairsPerPart = 16;
     static constexpr double spawnWindow = 0.1;
     static constexpr int minPairs = 10000;
+    // Deformable bodies: a step's cost grows with the tets (each a block of 3 or 6 rows).
+    static constexpr int femBodies = 100;
+    static constexpr int femNodes = 100000;        // over all deformable bodies
+    static constexpr int femTets = 200000;
+    static constexpr int femCells = 100;           // box and beam cells along a side
+    static constexpr int femResolution = 24;       // sphere, capsule and OBJ resolution
 };
 
 // A message with its control characters escaped (\n, \t, \xNN), so that it prints as one line.

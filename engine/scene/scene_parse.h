@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/fem/fem_builder.h"
 #include "engine/model_builder.h"
 #include "engine/scene/scene_loader.h"
 
@@ -30,6 +31,18 @@ struct JointSpec {
     Joint joint;
     std::string bodyA, bodyB;    // "" or "world": the world
     Vec3 anchor{0, 0, 0}, axis{0, 0, 1};
+    std::string path;            // JSON path, for messages
+};
+
+// A deformable body as read from the file: attachments name their rigid body, resolved when
+// the model is built (scene_deformables.cpp).
+struct DeformableSpec {
+    struct Attach {
+        int node;
+        std::string body, path;
+    };
+    FemBodyDesc desc;
+    std::vector<Attach> attach;
     std::string path;            // JSON path, for messages
 };
 
@@ -59,6 +72,8 @@ struct SceneContext {
     int generatedBodies = 0;
     int emittedBodies = 0;
     int parts = 0;                                 // convex parts over all bodies so far
+    std::vector<DeformableSpec> deformables;       // in file order
+    int femNodes = 0, femTets = 0;                 // over the deformables so far
 
     [[noreturn]] void fail(const std::string& path, const std::string& message) const;
     std::string where(const std::string& path) const;   // "file:line" (or "file" without a line)
@@ -147,5 +162,8 @@ void readJoint(const Json& v, const std::string& path, SceneContext& ctx);
 // The "grasp" block, read after the model is built (names resolve against it; scene_grasp.cpp).
 void readGrasp(const Json& v, const std::string& path, const SceneContext& ctx, const Model& model, GraspSpec& spec);
 void readGraspScript(const Json& v, const std::string& path, const SceneContext& ctx, GraspSpec& spec);
+void readDeformable(const Json& v, const std::string& path, SceneContext& ctx);
+// After the rigid bodies are in the model: attachments resolved by name, then addFemBody.
+void buildDeformables(SceneContext& ctx, Model& model, const std::map<std::string, int>& bodyIndex);
 
 }  // namespace cs::scene

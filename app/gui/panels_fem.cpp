@@ -1,0 +1,125 @@
+// The ImGui parts for deformable bodies: the settings panel's Deformables section (strain field,
+// colour range, rest shape, the pressure slider of a body's chambers), the colour bar legend of
+// the strain field, and --fem-deform (nodes set by hand, to review the drawing without the
+// solver). See engine/fem/fem_surface.h for what the colours mean.
+#include <algorithm>
+#include <cstdio>
+
+#include <imgui.h>
+
+#include "app/gui/panel_style.h"
+#include "app/gui/sandbox_app.h"
+#include "engine/fem/fem_deform.h"
+
+namespace cs {
+
+void SandboxApp::applyFemDeform() {
+    if (options_.femDeform.empty()) return;
+    for (auto& c : copies_) {
+        std::vector<Vec3> x;
+        std::string error;
+        if (!deformFemBodies(c->world.model(), options_.femDeform, x, &error)) {
+            status = error;
+            return;
+        }
+        c->world.state().femPos = std::move(x);
+    }
+}
+
+void SandboxApp::drawFemSection() {
+    if (copies_.empty()) return;
+    const Model& model = copies_[0]->world.model();
+    if (model.femBodies.empty()) return;
+    if (!ImGui::CollapsingHeader("Deformables", ImGuiTreeNodeFlags_DefaultOpen)) return;
+    FemSurfaceStyle& s = view.fem;
+    ImGui::Checkbox("strain colours", &s.colorByField);
+    if (ImGui::IsItemHovered())
+        wrappedTooltip("colour each tet's boundary faces by a field of its deformation gradient F (the legend shows the scale)");
+    ImGui::SameLine();
+    ImGui::Checkbox("rest shape", &view.draw.femRestShape);
+    if (ImGui::IsItemHovered()) wrappedTooltip("the rest shape as a wireframe");
+    ImGui::SameLine();
+    ImGui::Checkbox("anchors", &view.draw.femAnchors);
+    if (ImGui::IsItemHovered()) wrappedTooltip("pinned nodes (red) and nodes attached to a rigid body (cyan, with a line to it)");
+    const char* fields[kFemFieldCount] = {"volumetric strain J - 1", "von Mises stress", "max principal stretch"};
+    int field = int(s.field);
+    if (ImGui::Combo("field", &field, fields, kFemFieldCount)) s.field = FemField(field);
+    ImGui::Checkbox("auto range", &s.autoRange);
+    if (ImGui::IsItemHovered())
+        wrappedTooltip("auto: the range of the values in view, symmetric about the rest value for the strains; "
+                       "off: the fixed range below");
+    if (!s.autoRange) {
+        float range[2] = {s.lo, s.hi};
+        const float speed = s.field == FemField::VonMises ? 100.f : 0.005f;
+        if (ImGui::DragFloat2("range", range, speed, 0.f, 0.f, s.field == FemField::VonMises ? "%.3g Pa" : "%.3f"))
+            if (range[1] > range[0]) {
+                s.lo = range[0];
+                s.hi = range[1];
+            }
+    }
+    // The pressure of one body's chambers: State::femActivation (Pa) in every copy.
+    selectedFem = std::clamp(selectedFem, 0, int(model.femBodies.size()) - 1);
+    if (ImGui::BeginCombo("body", model.femBodies[selectedFem].name.c_str())) {
+        for (int b = 0; b < int(model.femBodies.size()); ++b)
+            if (ImGui::Selectable(model.femBodies[b].name.c_str(), b == selectedFem)) selectedFem = b;
+        ImGui::EndCombo();
+    }
+    bool chambers = false;
+    const FemBodyInfo& body = model.femBodies[selectedFem];
+    for (int t = 0; t < body.tetCount; ++t) chambers |= model.femTetActivation[body.firstTet + t] > 0;
+    std::vector<Real>& act = copies_[0]->world.state().femActivation;
+    if (selectedFem < int(act.size()) && chambers) {
+        float pressure = float(act[selectedFem]);
+        const float most = float(body.youngs);   // a pressure of Y strains a chamber by about 100 %
+        if (ImGui::SliderFloat("pressure (Pa)", &pressure, 0.f, most, "%.3g", ImGuiSliderFlags_Logarithmic))
+            for (auto& c : copies_)
+                if (selectedFem < int(c->world.state().femActivation.size()))
+                    c->world.state().femActivation[selectedFem] = Real(pressure);
+        helpMarker("The activation stress in the body's chamber tets (State::femActivation): an internal "
+                   "volumetric stress that inflates them. Not recorded in sessions.");
+    } else {
+        ImGui::TextDisabled("%s has no chambers (activation weights)", body.name.c_str());
+    }
+}
+
+void SandboxApp::drawFemLegend() {
+    if (!view.fem.colorByField || copies_.empty() || sceneRenderer_.fem().empty()) return;
+    const FemFieldRange& r = sceneRenderer_.fem().range();
+    // Bottom right of the views, clear of the plots column and the table.
+    const float bottom = tableHeight() + impactPanelHeight();
+    ImGui::SetNextWindowPos(ImVec2(float(fbWidth_) - plotsWidth_ - 10.f, float(fbHeight_) - bottom - 10.f), ImGuiCond_Always,
+                            ImVec2(1.f, 1.f));
+    ImGui::SetNextWindowBgAlpha(0.6f);
+    ImGui::Begin("Strain legend", nullptr,
+                 ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove |
+                     ImGuiWindowFlags_NoInputs | ImGuiWindowFlags_NoFocusOnAppearing);
+    ImGui::TextUnformatted(femFieldName(view.fem.field));
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const float w = 220.f, h = 14.f;
+    const int steps = 44;
+    for (int i = 0; i < steps; ++i) {
+        const Color3 c = femFieldColor((float(i) + 0.5f) / steps, r.diverging);
+        dl->AddRectFilled(ImVec2(p.x + w * i / steps, p.y), ImVec2(p.x + w * (i + 1) / steps + 0.5f, p.y + h),
+                          ImGui::ColorConvertFloat4ToU32(ImVec4(c.r, c.g, c.b, 1.f)));
+    }
+    ImGui::Dummy(ImVec2(w, h));
+    char lo[32], mid[32], hi[32];
+    std::snprintf(lo, sizeof lo, "%.3g", double(r.lo));
+    std::snprintf(mid, sizeof mid, "%.3g", double(0.5f * (r.lo + r.hi)));
+    std::snprintf(hi, sizeof hi, "%.3g", double(r.hi));
+    const float x0 = ImGui::GetCursorPosX();
+    ImGui::TextUnformatted(lo);
+    ImGui::SameLine(x0 + 0.5f * w - 0.5f * ImGui::CalcTextSize(mid).x);
+    ImGui::TextUnformatted(mid);
+    ImGui::SameLine(x0 + w - ImGui::CalcTextSize(hi).x);
+    ImGui::TextUnformatted(hi);
+    ImGui::Text("%s; in view %.3g .. %.3g", view.fem.autoRange ? "auto range" : "fixed range", double(r.seenMin),
+                double(r.seenMax));
+    if (r.inverted > 0) ImGui::TextColored(ImVec4(1.f, 0.3f, 1.f, 1.f), "%d inverted tets (det F <= 0) in magenta", r.inverted);
+    const ImVec2 wp = ImGui::GetWindowPos(), sz = ImGui::GetWindowSize();
+    uiRects_["fem-legend"] = UiRect{wp.x, wp.y, sz.x, sz.y};
+    ImGui::End();
+}
+
+}  // namespace cs
