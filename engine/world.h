@@ -167,6 +167,12 @@ struct Contact {              // a potential contact turned into constraint rows
     int impactState = -1;
     int impactRounds = 0;
     Vec3 impactImpulse{0, 0, 0};
+    // Deformable bodies' contacts (engine/fem/fem_contact.h), listed after the rigid ones: a FEM
+    // node (femNode, its position geometry.pointA; geometry.bodyA = shapeA = -1) against a rigid
+    // part (geometry.bodyB, shapeB) or a boundary triangle of another deformable body (femTri,
+    // geometry.pointB on it; bodyB = shapeB = -1). -1: a rigid contact.
+    int femNode = -1;
+    int femTri = -1;
 };
 
 class World {
@@ -187,7 +193,7 @@ public:
     const SolveStats& solveStats() const { return solveStats_; }
     const std::vector<Contact>& contacts() const { return contacts_; }
     const std::vector<PotentialContact>& potentialContacts() const { return potential_; }
-    Real kineticEnergy() const;      // J, active dynamic bodies
+    Real kineticEnergy() const;      // J, active dynamic bodies and FEM nodes
     Real maxPenetration() const;     // m, deepest overlap of any two parts at the current poses (0 if none)
     // Pairs of parts touching or overlapping now (no margin; not those of one body, both static,
     // dormant or joined), the set the overlap metrics run over.
@@ -227,7 +233,8 @@ private:
     void substep(Real h);
     SpeedGuard speedGuard(Real h) const;
     Real bodyReach(int body) const;
-    void rollBack(const State& lastGood, Real h, int body, Real speed, const SpeedGuard& guard);
+    // body < 0: the FEM node `node` failed.
+    void rollBack(const State& lastGood, Real h, int body, Real speed, const SpeedGuard& guard, int node = -1);
     void findShapePairs(const State& at, const NarrowPhaseSettings& narrow);   // broad phase into the scratch
     bool widenDetection(const NarrowPhaseSettings& narrow, bool fromStart);   // the redetection's test
     void projectPositions();                                  // the optional last stage
@@ -241,6 +248,7 @@ private:
     std::shared_ptr<Scratch> scratch_;
     std::shared_ptr<const Model> sceneModel_;   // the model as loaded, restored by reset()
     bool lastStepFailed_ = false;
+    bool femModelNoted_ = false;     // the PEG/PLUS-with-FEM note was printed
     std::string lastError_;
     int failedSteps_ = 0;
     DragState drag_;

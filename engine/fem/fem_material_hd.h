@@ -25,6 +25,18 @@
 //   approximation to E is often sufficient"), the value C_i = alpha_i V dPsi/ds_i (eq. 80's E c),
 //   and ds_i/dF = u_i v_i^T (F = U diag(s) V^T; Papadopoulo and Lourakis 2000, Perez et al. 2013).
 // Appendix B prints dPsi/ds with (J - 1); the derivative of its eq. 107 has (J - alpha), used here.
+//
+// Activation (the PneuNet's chambers): a uniform internal pressure a (Pa; > 0 expands) in the
+// element, whose potential is the work it does on the volume change, U_a = -a V (J - 1).
+//   Corotated linear: to first order J - 1 = tr(eps) = sqrt(3) e_vol (B_vol = I / sqrt(3)), so
+//   U = V [k_v e_vol^2 - sqrt(3) a e_vol] with k_v = mu + 3 lambda / 2, which is
+//   V k_v (e_vol - e0)^2 + const with e0 = sqrt(3) a / (2 k_v) = sqrt(3) a / (2 mu + 3 lambda):
+//   the volumetric row's value becomes C_0 = e_vol - e0, same compliance and gradient. A free
+//   element then settles at tr(eps) = sqrt(3) e0 = a / K, K = lambda + 2 mu / 3 the bulk
+//   modulus: linear elasticity's answer for a pressure a (tests/test_fem_physics.cpp).
+//   Stable neo-Hookean: dU_a/ds_i = -a V s_j s_k is added to V dPsi/ds_i; the row's value is
+//   again (dPsi/ds_i - a s_j s_k) / H_ii (the activation's own Hessian is left out of the
+//   diagonal compliance, a quasi-Newton choice that keeps alpha_i > 0).
 #pragma once
 
 #include "engine/fem/tet_math_hd.h"
@@ -103,8 +115,9 @@ CS_HD Real femEnergyDensity(const FemMaterial& m, const Mat3& F) {
 }
 
 // The element's rows at the nodes' current positions; returns their count.
+// activation: the internal pressure a of the header (Pa), 0 for none.
 CS_HD int femElementRows(const FemMaterial& m, const TetRest& r, Vec3 x0, Vec3 x1, Vec3 x2, Vec3 x3,
-                         FemRow rows[kFemMaxRows]) {
+                         FemRow rows[kFemMaxRows], Real activation = 0) {
     const Mat3 F = deformationGradient(r, x0, x1, x2, x3);
     Mat3 U, V;
     Vec3 s;
@@ -120,6 +133,7 @@ CS_HD int femElementRows(const FemMaterial& m, const TetRest& r, Vec3 x0, Vec3 x
             rows[k].compliance = k == 0 ? Real(1) / ((2 * m.mu + 3 * m.lambda) * r.volume) : Real(1) / (2 * m.mu * r.volume);
             nodeGradients(r, R * B, rows[k].grad);
         }
+        rows[0].value -= sqrt(Real(3)) * activation / (2 * m.mu + 3 * m.lambda);
         return 6;
     }
     Real C1, D1, alpha;
@@ -127,7 +141,7 @@ CS_HD int femElementRows(const FemMaterial& m, const TetRest& r, Vec3 x0, Vec3 x
     const Real J = s.x * s.y * s.z;
     for (int i = 0; i < 3; ++i) {
         const Real sj = s[(i + 1) % 3], sk = s[(i + 2) % 3];
-        const Real dPsi = 2 * C1 * s[i] + 2 * D1 * (J - alpha) * sj * sk;
+        const Real dPsi = 2 * C1 * s[i] + 2 * D1 * (J - alpha) * sj * sk - activation * sj * sk;
         const Real Hii = 2 * (D1 * sj * sj * sk * sk + C1);
         rows[i].compliance = Real(1) / (r.volume * Hii);
         rows[i].value = dPsi / Hii;
