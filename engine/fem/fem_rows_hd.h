@@ -22,9 +22,10 @@
 // Geometric stiffness ([NSN] section 8.3, eq. 70: K = d(J^T lambda)/du). It arises when J is
 // re-evaluated at the Newton iterate. Here J is fixed over the step (linearized at x0, as every
 // row of this solver), so the momentum residual g = M (u - u~) - J^T lambda is linear in u and
-// K = 0 exactly: the diagonal approximation of eqs. 71-74 is zero and H = M. What a re-linearized
-// iteration gains from it (robustness at large strain within one step) this scheme gets from the
-// step itself: each step re-linearizes at the new positions.
+// K = 0 exactly: the diagonal approximation of eqs. 71-74 is zero and H = M. The geometric
+// terms that matter within a step are those of the element's own measure: the stable
+// neo-Hookean stretch rows' gradients turn with the principal axes, and that curvature enters
+// as three shear rows (fem_material_hd.h); each step re-linearizes at the new positions.
 #pragma once
 
 #include "engine/fem/fem_material_hd.h"
@@ -32,7 +33,7 @@
 namespace cs {
 
 struct FemTetStepRows {
-    int count;                               // 6 (corotated linear) or 3 (stable neo-Hookean)
+    int count;                               // rows of the material (femRowCount)
     Real bias[kFemMaxRows];                  // m/s
     Real softness[kFemMaxRows];              // 1/kg
     Vec3 jacobian[kFemMaxRows][4];           // per node, linear part of the node's block
