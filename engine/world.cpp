@@ -24,6 +24,7 @@
 #include "engine/collision/narrow_phase.h"
 #include "engine/contact/contact_model.h"
 #include "engine/fem/fem_contact.h"
+#include "engine/fem/fem_drag.h"
 #include "engine/fem/fem_step.h"
 #include "engine/model_builder.h"
 #include "engine/solver/integrate.h"
@@ -196,6 +197,7 @@ void World::substep(Real h) {
         if (drag_.body >= 0 && !isActive(drag_.body)) drag_.body = -1;
         dragRow = s.rows.size();
         buildDragRows(model_, state_, bv.invInertia, h, drag_, dragSettings, s.rows);
+        buildFemDragRows(model_, state_, h, drag_, dragSettings, s.rows);
         buildContactRows(rowsIn, s.rows);
         femRow = s.rows.size();
         femRowCount = buildFemRows(model_, state_, h, settings.solver.warmStart, s.rows);
@@ -265,6 +267,9 @@ void World::substep(Real h) {
             maxDiag = std::fmax(maxDiag, bv.invMass[drag_.body] * lengthSq(j.lin) + dot(j.ang, bv.invInertia[drag_.body] * j.ang));
         }
         drag_.effectiveMass = maxDiag > 0 ? Real(1) / maxDiag : Real(0);
+    } else if (drag_.femTri >= 0 && femDragEffectiveMass(model_, drag_) > 0) {
+        for (int k = 0; k < 3; ++k) drag_.force[k] = s.rows.lambda[dragRow + k] / h;
+        drag_.effectiveMass = femDragEffectiveMass(model_, drag_);
     }
     profile_.integrate = secondsSince(t);
 
@@ -301,6 +306,10 @@ World::SpeedGuard World::speedGuard(Real h) const {
     fastest = std::fmax(fastest, fastestFemNode(state_.femVel));
     Real scale = std::fmax(fastest, kSpeedScaleFloor) + length(settings.gravity) * h + settings.solver.maxPushoutSpeed;
     if (drag_.body >= 0) scale += dragSettings.maxForce * h * model_.invMass[drag_.body];
+    if (drag_.femTri >= 0) {
+        const Real mEff = femDragEffectiveMass(model_, drag_);
+        if (mEff > 0) scale += dragSettings.maxForce * h / mEff;
+    }
     SpeedGuard g;
     g.scale = scale;
     g.sceneLimit = std::fmin(kMaxSpeed, kSpeedScaleFactor * scale);
@@ -518,12 +527,37 @@ void World::setDrag(int body, Vec3 localPoint, Vec3 target) {
         return;
     }
     if (drag_.body != body) drag_.force = Vec3{0, 0, 0};
+    drag_.femTri = -1;
     drag_.body = body;
     drag_.localPoint = localPoint;
     drag_.target = target;
 }
 
 void World::clearDrag() { drag_ = DragState{}; }
+
+void World::setFemDrag(int tri, Vec3 weights, Vec3 target) {
+    if (tri < 0 || tri >= (int)model_.femTris.size()) {
+        clearDrag();
+        return;
+    }
+    Vec3 w{std::fmax(weights.x, Real(0)), std::fmax(weights.y, Real(0)), std::fmax(weights.z, Real(0))};
+    const Real sum = w.x + w.y + w.z;
+    w = sum > 0 ? w / sum : Vec3{Real(1) / 3, Real(1) / 3, Real(1) / 3};
+    if (drag_.femTri != tri) drag_.force = Vec3{0, 0, 0};
+    drag_.body = -1;
+    drag_.femTri = tri;
+    drag_.femWeights = w;
+    drag_.target = target;
+}
+
+void World::femTetFields(std::vector<Real>& volumetricStrain, std::vector<Real>& vonMises,
+                         std::vector<Real>& maxStretch) const {
+    FemTetFields f;
+    cs::femTetFields(model_, state_, f);
+    volumetricStrain = std::move(f.volumetricStrain);
+    vonMises = std::move(f.vonMises);
+    maxStretch = std::move(f.maxStretch);
+}
 
 int World::addBody(const BodyDesc& desc, std::string* error) {
     BodyDesc d = desc;

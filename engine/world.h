@@ -137,7 +137,9 @@ struct DragSettings {
 };
 
 struct DragState {
-    int body = -1;               // -1: no drag
+    int body = -1;               // -1: no drag of a rigid body
+    int femTri = -1;             // >= 0: a deformable body's boundary triangle is dragged instead
+    Vec3 femWeights{0, 0, 0};    // barycentric weights of the grabbed point on femTri
     Vec3 localPoint{0, 0, 0};    // in the body's COM frame
     Vec3 target{0, 0, 0};        // world
     Vec3 force{0, 0, 0};         // last step's drag force on the body, N
@@ -212,7 +214,14 @@ public:
 
     // ---- interaction (the app and session replay use these) ----
     void setDrag(int body, Vec3 localPoint, Vec3 target);  // start or move a drag
+    // Drag the point sum_i w_i x_i of FEM boundary triangle `tri` (model.femTris) to target
+    // (engine/fem/fem_drag.h); weights are clamped to the triangle and renormalized.
+    void setFemDrag(int tri, Vec3 weights, Vec3 target);
     void clearDrag();
+    // Per-tet volumetric strain, von Mises stress and largest stretch at the current state
+    // (engine/fem/fem_rows_hd.h femStrainFields), the app's strain colours.
+    void femTetFields(std::vector<Real>& volumetricStrain, std::vector<Real>& vonMises,
+                      std::vector<Real>& maxStretch) const;
     const DragState& drag() const { return drag_; }
     DragSettings dragSettings;
     // Adds a body between steps (a launched box or sphere); returns its index or -1 with error.

@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include "engine/fem/fem_builder.h"
+#include "engine/fem/fem_drag.h"
 #include "engine/fem/fem_step.h"
 #include "engine/model_builder.h"
 #include "engine/world.h"
@@ -60,6 +61,10 @@ inline Real totalVolume(const Model& model, const State& state) {
         v += dot(state.femPos[tet[1]] - a, cross(state.femPos[tet[2]] - a, state.femPos[tet[3]] - a)) / 6;
     }
     return v;
+}
+
+inline Vec3 femDragPointOf(const Model& model, const State& state, const DragState& drag) {
+    return femDragPoint(model, state, drag);
 }
 
 }  // namespace cs::femtest

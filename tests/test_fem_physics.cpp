@@ -38,12 +38,14 @@ Vec3 angularMomentum(const Model& m, const State& s) {
 // Euler-Bernoulli: a cantilever of length L under its weight q = rho g A per length deflects at
 // the tip by q L^4 / (8 E I), I = b t^3 / 12. Quasi-static: the beam settles with Rayleigh damping.
 TEST_CASE("fem physics: cantilever tip deflection against Euler-Bernoulli") {
+    // Euler-Bernoulli holds for any width b: the beam is b = t / 2 wide (2 cells) and t thick
+    // (4 cells), L = 10 t long (40 cells): 320 cubes of 6 tets, 1920 tets.
     const Real L = 1, t = Real(0.1), rho = 1000, E = Real(1.5e8);
-    const int cells = 40;   // 40 x 4 x 4 cubes, 3840 tets
+    const int cells = 40;
     Model model;
-    FemBodyDesc d = blockDesc({L / 2, t / 2, t / 2}, cells, E, 0, FemMaterialType::CorotatedLinear);
+    FemBodyDesc d = blockDesc({L / 2, t / 4, t / 2}, cells, E, 0, FemMaterialType::CorotatedLinear);
     d.density = rho;
-    d.damping = Real(0.01);
+    d.damping = Real(0.05);   // the first bending mode (about 40 rad/s) critically damped: beta omega / 2 = 1
     d.pinned = nodesAt(d.mesh, 0, -L / 2);
     const std::vector<int> tip = nodesAt(d.mesh, 0, L / 2);
     addFem(model, d);
@@ -51,8 +53,8 @@ TEST_CASE("fem physics: cantilever tip deflection against Euler-Bernoulli") {
     s.solver.newtonIterations = 4;
     s.solver.linearIterations = 100;
     World world(model, s);
-    const Real g = length(s.gravity), I = t * t * t * t / 12;
-    const Real expected = rho * g * t * t * L * L * L * L / (8 * E * I);
+    const Real g = length(s.gravity), b = t / 2, I = b * t * t * t / 12;
+    const Real expected = rho * g * b * t * L * L * L * L / (8 * E * I);
     Real deflection = 0;
     for (int step = 0; step < 240; ++step) {
         world.step();
@@ -144,11 +146,14 @@ TEST_CASE("fem physics: a free body conserves linear and angular momentum") {
     }
 }
 
-// Undamped: a stretched free block vibrates. Backward Euler takes energy out of the vibration
-// and must never put energy in: E(t) <= E(0) over 10 s, and the loss is reported.
+// Undamped: a stretched free block vibrates (Y = 1e4 Pa: the axial mode at about 3 Hz). The
+// time discretization is backward Euler ([NSN] eq. 45), which takes energy out of every mode
+// (per step by 1 / (1 + (omega h)^2) for a harmonic oscillator) and never puts energy in. The
+// band: E(t) <= E(0) (1 + 1e-9) at every step, and non-increasing step to step; the loss over
+// 10 s is reported.
 TEST_CASE("fem physics: undamped vibration, total energy over 10 s") {
     Model model;
-    FemBodyDesc d = blockDesc({Real(0.2), Real(0.05), Real(0.05)}, 4, Real(1e5), Real(0.3), FemMaterialType::StableNeoHookean);
+    FemBodyDesc d = blockDesc({Real(0.2), Real(0.05), Real(0.05)}, 4, Real(1e4), Real(0.3), FemMaterialType::StableNeoHookean);
     addFem(model, d);
     WorldSettings s = quietSettings(Real(1) / 120);
     s.gravity = {0, 0, 0};
@@ -156,15 +161,21 @@ TEST_CASE("fem physics: undamped vibration, total energy over 10 s") {
     for (int i = 0; i < model.femNodeCount(); ++i) world.state().femPos[i].x *= Real(1.1);
     auto energy = [&]() { return world.kineticEnergy() + femElasticEnergy(model, world.state()); };
     const Real e0 = energy();
-    Real highest = e0, last = e0;
+    Real highest = e0, last = e0, worstRise = 0;
     for (int step = 0; step < 1200; ++step) {
         world.step();
         REQUIRE_FALSE(world.lastStepFailed());
-        last = energy();
+        const Real e = energy();
+        worstRise = std::fmax(worstRise, (e - last) / e0);
+        last = e;
         highest = std::fmax(highest, last);
-        if (step % 240 == 239) MESSAGE("t=" << (step + 1) / 120 << " s: E/E0 = " << last / e0);
+        if (step % 240 == 239)
+            MESSAGE("t=" << (step + 1) / 120 << " s: E/E0 = " << last / e0 << " (kinetic " << world.kineticEnergy()
+                         << " J, elastic " << femElasticEnergy(model, world.state()) << " J; E0 " << e0 << " J)");
     }
-    CHECK(highest <= e0 * (1 + 1e-6));
+    MESSAGE("largest rise between two steps: " << worstRise << " E0");
+    CHECK(highest <= e0 * (1 + 1e-9));
+    CHECK(worstRise < 1e-9);
     CHECK(last >= 0);
 }
 

@@ -76,7 +76,9 @@ Real femElasticEnergy(const Model& model, const State& state) {
         const TetRest& r = model.femTetRest[t];
         const Mat3 F = deformationGradient(r, state.femPos[tet[0]], state.femPos[tet[1]], state.femPos[tet[2]],
                                            state.femPos[tet[3]]);
-        e += r.volume * femEnergyDensity(model.femBodies[model.femTetBody[t]].material, F);
+        const FemMaterial& m = model.femBodies[model.femTetBody[t]].material;
+        // Relative to the rest state (stable neo-Hookean's Psi(I) = D1 (1 - alpha)^2 is a constant).
+        e += r.volume * (femEnergyDensity(m, F) - femEnergyDensity(m, mat3Identity()));
     }
     return e;
 }

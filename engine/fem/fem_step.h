@@ -26,7 +26,7 @@ int buildFemRows(const Model& model, const State& state, Real h, bool warm, Cons
 // The fastest FEM node of a velocity list (m/s).
 Real fastestFemNode(const std::vector<Vec3>& vel);
 
-// Kinetic energy of the nodes (J) and the elastic energy of the elements (J), at the state.
+// Kinetic energy of the nodes (J) and the elastic energy of the elements (J, zero at rest).
 Real femKineticEnergy(const Model& model, const State& state);
 Real femElasticEnergy(const Model& model, const State& state);
 
