@@ -204,6 +204,14 @@ public:
             auto it = scratch.grid.find(cellKey((int)std::floor(p.x / cell), (int)std::floor(p.y / cell),
                                                 (int)std::floor(p.z / cell)));
             if (it == scratch.grid.end()) continue;
+            // One contact per node and body: of the triangles whose interior the node projects
+            // into (at an edge or corner the neighbouring triangle is the better constraint),
+            // the one of largest gap, i.e. the surface the node is nearest outside of or least
+            // deep below; penetrations deeper than twice the margin are ambiguous (a node that
+            // passed through) and left out.
+            int best = -1;
+            Real bestGap = -2 * margin, bestW[3] = {0, 0, 0};
+            Vec3 bestNormal{0, 0, 0}, bestPoint{0, 0, 0};
             for (int t : it->second) {
                 const auto& tri = model.femTris[t];
                 const Vec3 xa = state.femPos[tri[0]], xb = state.femPos[tri[1]], xc = state.femPos[tri[2]];
@@ -212,33 +220,37 @@ public:
                 const Vec3 normal = normalize(normalRaw);
                 Real w[3];
                 closestOnTriangle(p, xa, xb, xc, w);
-                // Only the triangle's interior region: at an edge or corner the neighbouring
-                // triangle (or its normal) is the better constraint, and the side of a point
-                // deep below a corner is ambiguous.
                 if (w[0] <= 0 || w[1] <= 0 || w[2] <= 0) continue;
                 const Vec3 q = w[0] * xa + w[1] * xb + w[2] * xc;
                 const Real gap = dot(normal, p - q);
-                if (gap > margin || gap < -cell) continue;
-                FemContactRecord rec;
-                PotentialContact& c = rec.geometry;
-                c.shapeA = c.shapeB = -1;
-                c.bodyA = femNodeBodyIndex(nb, n);
-                c.bodyB = -1;
-                c.featureA = makeFeatureId(FeatureKind::Vertex, n);
-                c.featureB = makeFeatureId(FeatureKind::Face, t);
-                c.type = PairType::VertexFace;
-                c.pointA = p;
-                c.pointB = q;
-                c.normal = normal;
-                c.gap = gap;
-                rec.node = n;
-                rec.tri = t;
-                rec.mu = mu;
-                for (int k = 0; k < 3; ++k) rec.barycentric[k] = w[k];
-                rec.key = femContactKey(n, -1, t, 0);
-                const int triNodes[3] = {tri[0], tri[1], tri[2]};
-                add(rec, w, triNodes);
+                if (gap > margin || gap < bestGap) continue;
+                best = t;
+                bestGap = gap;
+                for (int k = 0; k < 3; ++k) bestW[k] = w[k];
+                bestNormal = normal;
+                bestPoint = q;
             }
+            if (best < 0) continue;
+            const auto& tri = model.femTris[best];
+            FemContactRecord rec;
+            PotentialContact& c = rec.geometry;
+            c.shapeA = c.shapeB = -1;
+            c.bodyA = femNodeBodyIndex(nb, n);
+            c.bodyB = -1;
+            c.featureA = makeFeatureId(FeatureKind::Vertex, n);
+            c.featureB = makeFeatureId(FeatureKind::Face, best);
+            c.type = PairType::VertexFace;
+            c.pointA = p;
+            c.pointB = bestPoint;
+            c.normal = bestNormal;
+            c.gap = bestGap;
+            rec.node = n;
+            rec.tri = best;
+            rec.mu = mu;
+            for (int k = 0; k < 3; ++k) rec.barycentric[k] = bestW[k];
+            rec.key = femContactKey(n, -1, best, 0);
+            const int triNodes[3] = {tri[0], tri[1], tri[2]};
+            add(rec, bestW, triNodes);
         }
     }
 
