@@ -63,6 +63,12 @@ inline Real totalVolume(const Model& model, const State& state) {
     return v;
 }
 
+// Relative closeness (doctest::Approx adds an absolute scale of 1, under which small figures
+// always pass).
+inline bool near(Real value, Real expected, Real relative) {
+    return std::fabs(value - expected) <= relative * std::fabs(expected);
+}
+
 inline Vec3 femDragPointOf(const Model& model, const State& state, const DragState& drag) {
     return femDragPoint(model, state, drag);
 }
