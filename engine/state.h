@@ -35,6 +35,8 @@ struct State {
     std::vector<Real> femActivation;   // (nfem) internal volumetric stress, Pa (the PneuNet's pressure)
     std::vector<WarmImpulse> warm;   // sorted by key: last step's contact impulses
     std::vector<Real> jointWarm;     // (joint rows) last step's joint impulses
+    std::vector<Real> femWarm;       // (FEM rows: every tet's, then 3 per attachment) last step's impulses
+    std::vector<WarmImpulse> femContactWarm;   // sorted by key: last step's FEM contact impulses
 };
 
 }  // namespace cs

@@ -23,6 +23,9 @@
 #include "engine/collision/distance.h"
 #include "engine/collision/narrow_phase.h"
 #include "engine/contact/contact_model.h"
+#include "engine/fem/fem_contact.h"
+#include "engine/fem/fem_drag.h"
+#include "engine/fem/fem_step.h"
 #include "engine/model_builder.h"
 #include "engine/solver/ccp_solvers.h"
 #include "engine/solver/integrate.h"
@@ -43,6 +46,7 @@ struct World::Scratch {
     BodyVelocities bodies;
     NewtonScratch newton;
     CcpScratch ccp;                       // [CCP] model's solvers
+    FemContactScratch femContacts;        // the FEM contacts of the step (engine/fem/fem_contact.h)
 };
 
 namespace {
@@ -162,7 +166,13 @@ void World::substep(Real h) {
     // `detect`, the start state until a redetection widens them (widenDetection).
     const State* detect = &state_;
     BodyVelocities& bv = s.bodies;
-    int jointRowCount = 0, dragRow = 0;
+    int jointRowCount = 0, dragRow = 0, femRow = 0, femRowCount = 0;
+    if (model_.femNodeCount() > 0 && (modelType == ContactModelType::PEG || modelType == ContactModelType::PLUS) &&
+        !femModelNoted_) {
+        std::fprintf(stderr, "note: the %s contact model applies to rigid pairs only; deformable bodies' contacts "
+                             "use the standard model\n", modelType == ContactModelType::PEG ? "PEG" : "PLUS");
+        femModelNoted_ = true;
+    }
     for (int pass = 0;; ++pass) {
         // ---- broad phase ----
         auto t = Clock::now();
@@ -180,6 +190,7 @@ void World::substep(Real h) {
         startBodyVelocities(model_, state_, s.active.data(), settings.gravity, h, bv);
         ContactStageInput rowsIn{model_, settings, *detect, potential_, h};
         contactPreSolve(rowsIn, bv);
+        appendFemNodes(model_, state_, settings.gravity, h, bv);
         s.rows.clear();
         buildJointRows(model_, state_, h, s.rows);
         jointRowCount = s.rows.size();
@@ -188,7 +199,11 @@ void World::substep(Real h) {
         if (drag_.body >= 0 && !isActive(drag_.body)) drag_.body = -1;
         dragRow = s.rows.size();
         buildDragRows(model_, state_, bv.invInertia, h, drag_, dragSettings, s.rows);
+        buildFemDragRows(model_, state_, h, drag_, dragSettings, s.rows);
         buildContactRows(rowsIn, s.rows);
+        femRow = s.rows.size();
+        femRowCount = buildFemRows(model_, state_, h, settings.solver.warmStart, s.rows);
+        buildFemContactRows(model_, settings, state_, s.aabbs, h, s.femContacts, s.rows);
         profile_.contactModel += secondsSince(t);
 
         // ---- solve ----
@@ -222,8 +237,21 @@ void World::substep(Real h) {
         integrateBody(state_.pos[b], state_.rot[b], u.lin, rate, h);
         if (!isFinite(state_.pos[b]) || !isFinite(state_.rot[b])) bad = b;
     }
-    if (bad >= 0) {
-        rollBack(lastGood, h, bad, badSpeed, guard);
+    // FEM nodes: x+ = x + h v+ ([NSN] eq. 63 with G = 1, section 9.3).
+    int badNode = -1;
+    for (int n = 0; n < model_.femNodeCount() && bad < 0; ++n) {
+        const Vec3 v = bv.velocity[nb + n].lin;
+        if (!(length(v) < guard.sceneLimit)) {
+            badNode = n;
+            badSpeed = length(v);
+            break;
+        }
+        state_.femVel[n] = v;
+        state_.femPos[n] += h * v;
+        if (!isFinite(state_.femPos[n])) badNode = n;
+    }
+    if (bad >= 0 || badNode >= 0) {
+        rollBack(lastGood, h, bad, badSpeed, guard, badNode);
         profile_.integrate = secondsSince(t);
         profile_.project = 0;
         return;
@@ -231,6 +259,8 @@ void World::substep(Real h) {
     contactPostIntegrate(in, state_);
     storeContactResults(in, s.rows, bv, contacts_, state_.warm);
     state_.jointWarm.assign(s.rows.lambda.begin(), s.rows.lambda.begin() + jointRowCount);
+    state_.femWarm.assign(s.rows.lambda.begin() + femRow, s.rows.lambda.begin() + femRow + femRowCount);
+    storeFemContacts(s.femContacts, s.rows, bv, contacts_, state_.femContactWarm);
     if (drag_.body >= 0) {
         for (int k = 0; k < 3; ++k) drag_.force[k] = s.rows.lambda[dragRow + k] / h;
         // Effective mass along the lightest of the three drag axes: 1 / max_k [J H^-1 J^T]_kk.
@@ -240,6 +270,9 @@ void World::substep(Real h) {
             maxDiag = std::fmax(maxDiag, bv.invMass[drag_.body] * lengthSq(j.lin) + dot(j.ang, bv.invInertia[drag_.body] * j.ang));
         }
         drag_.effectiveMass = maxDiag > 0 ? Real(1) / maxDiag : Real(0);
+    } else if (drag_.femTri >= 0 && femDragEffectiveMass(model_, drag_) > 0) {
+        for (int k = 0; k < 3; ++k) drag_.force[k] = s.rows.lambda[dragRow + k] / h;
+        drag_.effectiveMass = femDragEffectiveMass(model_, drag_);
     }
     profile_.integrate = secondsSince(t);
 
@@ -273,8 +306,13 @@ World::SpeedGuard World::speedGuard(Real h) const {
     for (int b = 0; b < model_.bodyCount(); ++b)
         if (s.active[b] && !model_.isStatic(b))
             fastest = std::fmax(fastest, length(state_.linVel[b]) + length(state_.angVel[b]) * bodyReach(b));
+    fastest = std::fmax(fastest, fastestFemNode(state_.femVel));
     Real scale = std::fmax(fastest, kSpeedScaleFloor) + length(settings.gravity) * h + settings.solver.maxPushoutSpeed;
     if (drag_.body >= 0) scale += dragSettings.maxForce * h * model_.invMass[drag_.body];
+    if (drag_.femTri >= 0) {
+        const Real mEff = femDragEffectiveMass(model_, drag_);
+        if (mEff > 0) scale += dragSettings.maxForce * h / mEff;
+    }
     SpeedGuard g;
     g.scale = scale;
     g.sceneLimit = std::fmin(kMaxSpeed, kSpeedScaleFactor * scale);
@@ -285,12 +323,13 @@ World::SpeedGuard World::speedGuard(Real h) const {
 // Guard at the stage boundary: positions back to the step's start, every velocity to zero (a
 // repeat of the same velocities would repeat the failure), warm starts dropped, time advanced so
 // that stepping goes on. The message says what was lost.
-void World::rollBack(const State& lastGood, Real h, int body, Real speed, const SpeedGuard& guard) {
+void World::rollBack(const State& lastGood, Real h, int body, Real speed, const SpeedGuard& guard, int node) {
     const Scratch& s = *scratch_;
     char what[160];
-    if (!std::isfinite(speed) || !isFinite(state_.pos[body]) || !isFinite(state_.rot[body]))
+    const bool finite = body >= 0 ? isFinite(state_.pos[body]) && isFinite(state_.rot[body]) : isFinite(state_.femPos[node]);
+    if (!std::isfinite(speed) || !finite)
         std::snprintf(what, sizeof what, "has a NaN or infinite velocity or pose");
-    else if (speed >= guard.maxSpeed || s.jointed[body])
+    else if (speed >= guard.maxSpeed || (body >= 0 && s.jointed[body]))
         std::snprintf(what, sizeof what, "moves at %.3g m/s, above the %.3g m/s limit", speed, guard.maxSpeed);
     else
         std::snprintf(what, sizeof what, "moves at %.3g m/s, above %g x the scene's %.3g m/s speed scale", speed,
@@ -302,13 +341,26 @@ void World::rollBack(const State& lastGood, Real h, int body, Real speed, const 
         moving += lengthSq(state_.linVel[b]) + lengthSq(state_.angVel[b]) > 0 ? 1 : 0;
         state_.angVel[b] = state_.linVel[b] = Vec3{0, 0, 0};
     }
+    int movingNodes = 0;
+    for (Vec3& v : state_.femVel) {
+        movingNodes += lengthSq(v) > 0 ? 1 : 0;
+        v = Vec3{0, 0, 0};
+    }
     state_.warm.clear();
     state_.jointWarm.clear();
-    char buffer[512];
+    state_.femWarm.clear();
+    state_.femContactWarm.clear();
+    char who[160];
+    if (body >= 0) std::snprintf(who, sizeof who, "body '%s'", model_.bodyName[body].c_str());
+    else std::snprintf(who, sizeof who, "deformable body '%s' node %d",
+                       model_.femBodies[model_.femNodeBody[node]].name.c_str(), node);
+    char nodes[64] = "";
+    if (movingNodes > 0) std::snprintf(nodes, sizeof nodes, " and %d FEM nodes", movingNodes);
+    char buffer[640];
     std::snprintf(buffer, sizeof buffer,
-                  "step at t=%.6g s: body '%s' %s; rolled back: the step's start positions kept, the velocities of "
-                  "%d moving bodies set to zero (%.3g J of kinetic energy dropped), warm starts cleared",
-                  double(state_.time), model_.bodyName[body].c_str(), what, moving, double(energy));
+                  "step at t=%.6g s: %s %s; rolled back: the step's start positions kept, the velocities of "
+                  "%d moving bodies%s set to zero (%.3g J of kinetic energy dropped), warm starts cleared",
+                  double(state_.time), who, what, moving, nodes, double(energy));
     lastError_ = buffer;
     state_.time += h;
     lastStepFailed_ = true;
@@ -424,7 +476,7 @@ Real World::kineticEnergy() const {
         Vec3 w = rotateInv(state_.rot[b], state_.angVel[b]);
         e += Real(0.5) * model_.mass[b] * lengthSq(state_.linVel[b]) + Real(0.5) * dot(w, model_.inertiaLocal[b] * w);
     }
-    return e;
+    return e + femKineticEnergy(model_, state_);
 }
 
 // Pairs of parts that touch or overlap at the current poses: the broad phase with no margin,
@@ -478,12 +530,37 @@ void World::setDrag(int body, Vec3 localPoint, Vec3 target) {
         return;
     }
     if (drag_.body != body) drag_.force = Vec3{0, 0, 0};
+    drag_.femTri = -1;
     drag_.body = body;
     drag_.localPoint = localPoint;
     drag_.target = target;
 }
 
 void World::clearDrag() { drag_ = DragState{}; }
+
+void World::setFemDrag(int tri, Vec3 weights, Vec3 target) {
+    if (tri < 0 || tri >= (int)model_.femTris.size()) {
+        clearDrag();
+        return;
+    }
+    Vec3 w{std::fmax(weights.x, Real(0)), std::fmax(weights.y, Real(0)), std::fmax(weights.z, Real(0))};
+    const Real sum = w.x + w.y + w.z;
+    w = sum > 0 ? w / sum : Vec3{Real(1) / 3, Real(1) / 3, Real(1) / 3};
+    if (drag_.femTri != tri) drag_.force = Vec3{0, 0, 0};
+    drag_.body = -1;
+    drag_.femTri = tri;
+    drag_.femWeights = w;
+    drag_.target = target;
+}
+
+void World::femTetFields(std::vector<Real>& volumetricStrain, std::vector<Real>& vonMises,
+                         std::vector<Real>& maxStretch) const {
+    FemTetFields f;
+    cs::femTetFields(model_, state_, f);
+    volumetricStrain = std::move(f.volumetricStrain);
+    vonMises = std::move(f.vonMises);
+    maxStretch = std::move(f.maxStretch);
+}
 
 int World::addBody(const BodyDesc& desc, std::string* error) {
     BodyDesc d = desc;

@@ -150,7 +150,9 @@ struct DragSettings {
 };
 
 struct DragState {
-    int body = -1;               // -1: no drag
+    int body = -1;               // -1: no drag of a rigid body
+    int femTri = -1;             // >= 0: a deformable body's boundary triangle is dragged instead
+    Vec3 femWeights{0, 0, 0};    // barycentric weights of the grabbed point on femTri
     Vec3 localPoint{0, 0, 0};    // in the body's COM frame
     Vec3 target{0, 0, 0};        // world
     Vec3 force{0, 0, 0};         // last step's drag force on the body, N
@@ -181,6 +183,12 @@ struct Contact {              // a potential contact turned into constraint rows
     int impactRounds = 0;
     Vec3 impactImpulse{0, 0, 0};
     Real ccpSeparation = 0;   // [CCP] model: h mu |v_T|, the end-of-step gap its relaxation opens (m)
+    // Deformable bodies' contacts (engine/fem/fem_contact.h), listed after the rigid ones: a FEM
+    // node (femNode, its position geometry.pointA; geometry.bodyA = shapeA = -1) against a rigid
+    // part (geometry.bodyB, shapeB) or a boundary triangle of another deformable body (femTri,
+    // geometry.pointB on it; bodyB = shapeB = -1). -1: a rigid contact.
+    int femNode = -1;
+    int femTri = -1;
 };
 
 class World {
@@ -201,7 +209,7 @@ public:
     const SolveStats& solveStats() const { return solveStats_; }
     const std::vector<Contact>& contacts() const { return contacts_; }
     const std::vector<PotentialContact>& potentialContacts() const { return potential_; }
-    Real kineticEnergy() const;      // J, active dynamic bodies
+    Real kineticEnergy() const;      // J, active dynamic bodies and FEM nodes
     Real maxPenetration() const;     // m, deepest overlap of any two parts at the current poses (0 if none)
     // Pairs of parts touching or overlapping now (no margin; not those of one body, both static,
     // dormant or joined), the set the overlap metrics run over.
@@ -220,7 +228,14 @@ public:
 
     // ---- interaction (the app and session replay use these) ----
     void setDrag(int body, Vec3 localPoint, Vec3 target);  // start or move a drag
+    // Drag the point sum_i w_i x_i of FEM boundary triangle `tri` (model.femTris) to target
+    // (engine/fem/fem_drag.h); weights are clamped to the triangle and renormalized.
+    void setFemDrag(int tri, Vec3 weights, Vec3 target);
     void clearDrag();
+    // Per-tet volumetric strain, von Mises stress and largest stretch at the current state
+    // (engine/fem/fem_rows_hd.h femStrainFields), the app's strain colours.
+    void femTetFields(std::vector<Real>& volumetricStrain, std::vector<Real>& vonMises,
+                      std::vector<Real>& maxStretch) const;
     const DragState& drag() const { return drag_; }
     DragSettings dragSettings;
     // Adds a body between steps (a launched box or sphere); returns its index or -1 with error.
@@ -241,7 +256,8 @@ private:
     void substep(Real h);
     SpeedGuard speedGuard(Real h) const;
     Real bodyReach(int body) const;
-    void rollBack(const State& lastGood, Real h, int body, Real speed, const SpeedGuard& guard);
+    // body < 0: the FEM node `node` failed.
+    void rollBack(const State& lastGood, Real h, int body, Real speed, const SpeedGuard& guard, int node = -1);
     void findShapePairs(const State& at, const NarrowPhaseSettings& narrow);   // broad phase into the scratch
     bool widenDetection(const NarrowPhaseSettings& narrow, bool fromStart);   // the redetection's test
     void projectPositions();                                  // the optional last stage
@@ -255,6 +271,7 @@ private:
     std::shared_ptr<Scratch> scratch_;
     std::shared_ptr<const Model> sceneModel_;   // the model as loaded, restored by reset()
     bool lastStepFailed_ = false;
+    bool femModelNoted_ = false;     // the PEG/PLUS-with-FEM note was printed
     std::string lastError_;
     int failedSteps_ = 0;
     DragState drag_;

@@ -142,7 +142,10 @@ TEST_CASE("fem: row gradients match finite differences (corotated at a rotated r
             deform(A, Vec3{0.5, 0, -1}, x);
             FemRow rows[kFemMaxRows];
             const int n = femElementRows(m, r, x[0], x[1], x[2], x[3], rows);
-            // The rows' strain measure: e_k (corotated) or the stretch s_k (neo-Hookean).
+            Mat3 U0, V0;
+            Vec3 s0;
+            svd3(deformationGradient(r, x[0], x[1], x[2], x[3]), U0, s0, V0);
+            // The rows' strain measure: e_k (corotated) or the stretch s_k and the principal shears (neo-Hookean).
             auto measure = [&](const Vec3 y[4], int k) {
                 const Mat3 F = deformationGradient(r, y[0], y[1], y[2], y[3]);
                 if (type == FemMaterialType::CorotatedLinear) {
@@ -153,7 +156,12 @@ TEST_CASE("fem: row gradients match finite differences (corotated at a rotated r
                 Mat3 U, V;
                 Vec3 s;
                 svd3(F, U, s, V);
-                return s[k];
+                if (k < 3) return s[k];
+                // Shear rows: sqrt(2) v_i^T S v_j, S = R^T F the polar stretch, v_i and v_j the
+                // principal axes at the base point x (fixed).
+                const int i = k == 5 ? 1 : 0, j = k == 3 ? 1 : 2;
+                const Mat3 S = transpose(polarRotation(F)) * F;
+                return sqrt(Real(2)) * dot(column(V0, i), S * column(V0, j));
             };
             for (int k = 0; k < n; ++k)
                 for (int j = 0; j < 4; ++j)

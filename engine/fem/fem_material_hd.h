@@ -23,8 +23,21 @@
 //   Rows: one per stretch, the compliance the diagonal of the inverse Hessian's approximation
 //   alpha_i = 1 / (V H_ii), H_ii = 2 (D1 s_j^2 s_k^2 + C1) > 0 (appendix B: "a simple diagonal
 //   approximation to E is often sufficient"), the value C_i = alpha_i V dPsi/ds_i (eq. 80's E c),
-//   and ds_i/dF = u_i v_i^T (F = U diag(s) V^T; Papadopoulo and Lourakis 2000, Perez et al. 2013).
+//   and ds_i/dF = u_i v_i^T (F = U diag(s) V^T; Papadopoulo and Lourakis 2000, Perez et al. 2013);
+//   plus three shear rows of the principal frame (below, in femElementRows).
 // Appendix B prints dPsi/ds with (J - 1); the derivative of its eq. 107 has (J - alpha), used here.
+//
+// Activation (the PneuNet's chambers): a uniform internal pressure a (Pa; > 0 expands) in the
+// element, whose potential is the work it does on the volume change, U_a = -a V (J - 1).
+//   Corotated linear: to first order J - 1 = tr(eps) = sqrt(3) e_vol (B_vol = I / sqrt(3)), so
+//   U = V [k_v e_vol^2 - sqrt(3) a e_vol] with k_v = mu + 3 lambda / 2, which is
+//   V k_v (e_vol - e0)^2 + const with e0 = sqrt(3) a / (2 k_v) = sqrt(3) a / (2 mu + 3 lambda):
+//   the volumetric row's value becomes C_0 = e_vol - e0, same compliance and gradient. A free
+//   element then settles at tr(eps) = sqrt(3) e0 = a / K, K = lambda + 2 mu / 3 the bulk
+//   modulus: linear elasticity's answer for a pressure a (tests/test_fem_physics.cpp).
+//   Stable neo-Hookean: dU_a/ds_i = -a V s_j s_k is added to V dPsi/ds_i; the row's value is
+//   again (dPsi/ds_i - a s_j s_k) / H_ii (the activation's own Hessian is left out of the
+//   diagonal compliance, a quasi-Newton choice that keeps alpha_i > 0).
 #pragma once
 
 #include "engine/fem/tet_math_hd.h"
@@ -55,7 +68,7 @@ struct FemRow {
 
 constexpr int kFemMaxRows = 6;
 
-CS_HD int femRowCount(FemMaterialType type) { return type == FemMaterialType::CorotatedLinear ? 6 : 3; }
+CS_HD int femRowCount(FemMaterialType) { return 6; }
 
 // The orthonormal symmetric basis: k = 0 volumetric, 1..5 deviatoric.
 CS_HD Mat3 strainBasis(int k) {
@@ -103,8 +116,9 @@ CS_HD Real femEnergyDensity(const FemMaterial& m, const Mat3& F) {
 }
 
 // The element's rows at the nodes' current positions; returns their count.
+// activation: the internal pressure a of the header (Pa), 0 for none.
 CS_HD int femElementRows(const FemMaterial& m, const TetRest& r, Vec3 x0, Vec3 x1, Vec3 x2, Vec3 x3,
-                         FemRow rows[kFemMaxRows]) {
+                         FemRow rows[kFemMaxRows], Real activation = 0) {
     const Mat3 F = deformationGradient(r, x0, x1, x2, x3);
     Mat3 U, V;
     Vec3 s;
@@ -120,14 +134,41 @@ CS_HD int femElementRows(const FemMaterial& m, const TetRest& r, Vec3 x0, Vec3 x
             rows[k].compliance = k == 0 ? Real(1) / ((2 * m.mu + 3 * m.lambda) * r.volume) : Real(1) / (2 * m.mu * r.volume);
             nodeGradients(r, R * B, rows[k].grad);
         }
+        rows[0].value -= sqrt(Real(3)) * activation / (2 * m.mu + 3 * m.lambda);
         return 6;
     }
     Real C1, D1, alpha;
     neoHookeanConstants(m, C1, D1, alpha);
     const Real J = s.x * s.y * s.z;
+    // Shear rows 3..5 (pairs i < j): without them the three stretch rows' fixed gradients
+    // u_i v_i^T leave every shear of the principal frame without stiffness within a step (a
+    // stretch changes only to second order under it), and a free block rang on for seconds
+    // (tests/test_fem_physics.cpp, patch test). They are the second-order terms [NSN] section
+    // 8.3 calls geometric stiffness, made rows: with G = U^T dF V and the rotation of the polar
+    // decomposition taken out, the shear of S = R^T F in the principal frame is
+    //   dS_ij = (s_i G_ij + s_j G_ji) / (s_i + s_j)   (a rigid rotation gives 0),
+    // and the row C = sqrt(2) dS_ij (unit-norm symmetric basis) has the isotropic energy's
+    // curvature k_ij = (Psi_i - Psi_j) / (s_i - s_j) = 2 C1 - (2 D1 (J - alpha) - a) s_k,
+    // compliance 1 / (V k_ij) (k_ij clamped below at C1, [NSN] 9.2.2's projection to positive),
+    // value 0 (the stress is diagonal in the principal frame), so the fixed point is unchanged.
+    // At rest k_ij = 2 mu: the corotated material's deviatoric compliance.
+    for (int p = 0; p < 3; ++p) {
+        const int i = p == 2 ? 1 : 0, j = p == 0 ? 1 : 2, k = 3 - i - j;
+        Real kij = 2 * C1 - (2 * D1 * (J - alpha) - activation) * s[k];
+        kij = kij > C1 ? kij : C1;
+        const Real sum = s[i] + s[j] > Real(1e-6) ? s[i] + s[j] : Real(1e-6);
+        const Vec3 ui = column(U, i), uj = column(U, j), vi = column(V, i), vj = column(V, j);
+        // dC/dF = sqrt(2) (s_i u_i v_j^T + s_j u_j v_i^T) / (s_i + s_j)
+        const Real ci = sqrt(Real(2)) * s[i] / sum, cj = sqrt(Real(2)) * s[j] / sum;
+        const Mat3 dS = matFromColumns(ci * vj.x * ui + cj * vi.x * uj, ci * vj.y * ui + cj * vi.y * uj,
+                                       ci * vj.z * ui + cj * vi.z * uj);
+        rows[3 + p].value = 0;
+        rows[3 + p].compliance = Real(1) / (r.volume * kij);
+        nodeGradients(r, dS, rows[3 + p].grad);
+    }
     for (int i = 0; i < 3; ++i) {
         const Real sj = s[(i + 1) % 3], sk = s[(i + 2) % 3];
-        const Real dPsi = 2 * C1 * s[i] + 2 * D1 * (J - alpha) * sj * sk;
+        const Real dPsi = 2 * C1 * s[i] + 2 * D1 * (J - alpha) * sj * sk - activation * sj * sk;
         const Real Hii = 2 * (D1 * sj * sj * sk * sk + C1);
         rows[i].compliance = Real(1) / (r.volume * Hii);
         rows[i].value = dPsi / Hii;
@@ -135,7 +176,7 @@ CS_HD int femElementRows(const FemMaterial& m, const TetRest& r, Vec3 x0, Vec3 x
         const Mat3 dS = matFromColumns(v.x * u, v.y * u, v.z * u);   // u v^T
         nodeGradients(r, dS, rows[i].grad);
     }
-    return 3;
+    return 6;
 }
 
 }  // namespace cs

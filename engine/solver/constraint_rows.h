@@ -68,6 +68,13 @@ struct ConstraintRows {
     std::vector<Real> gapBias;                   // (members) gap C0 (m)
     std::vector<int> gapOwner;                   // (members) contact index
 
+    // Rows on up to four bodies (FEM elements and vertex-triangle contacts, engine/fem/): a third
+    // and fourth body column, -1 and zero for two-body rows. wideRows counts rows that use them;
+    // with none, the solver's views leave these columns out (two-body code paths, same bits).
+    std::vector<int> bodyC, bodyD;
+    std::vector<Spatial> jacobianC, jacobianD;
+    int wideRows = 0;
+
     int size() const { return (int)kind.size(); }
     int gapMemberCount() const { return (int)gapBias.size(); }
     void clear();
@@ -75,6 +82,8 @@ struct ConstraintRows {
             Real softnessValue, int ownerId);
     // Appends a secondary gap to group row `row` (which must be the last group row added).
     void addGapMember(int row, int a, int b, const Spatial& ja, const Spatial& jb, Real gap, int ownerId);
+    // Gives row `row` its third and fourth bodies (-1: none).
+    void setExtraBodies(int row, int c, int d, const Spatial& jc, const Spatial& jd);
 };
 
 // Plain view of the per-row data the Newton evaluation reads and writes.

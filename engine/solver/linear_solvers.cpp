@@ -89,6 +89,16 @@ void scatterRun(const RowSystemView& s, int begin, int end, const Real* x, Spati
     }
     if (a >= 0) w[a] = w[a] + sa;
     if (b >= 0) w[b] = w[b] + sb;
+    if (!s.bodyC) return;
+    const int c = s.bodyC[begin], d = s.bodyD[begin];
+    if (c < 0 && d < 0) return;
+    Spatial sc = zero, sd = zero;
+    for (int i = begin; i < end; ++i) {
+        if (c >= 0) sc = sc + x[i] * (s.invMassJacobianC ? s.invMassJacobianC[i] : applyInvMass(s, c, s.jacobianC[i]));
+        if (d >= 0) sd = sd + x[i] * (s.invMassJacobianD ? s.invMassJacobianD[i] : applyInvMass(s, d, s.jacobianD[i]));
+    }
+    if (c >= 0) w[c] = w[c] + sc;
+    if (d >= 0) w[d] = w[d] + sd;
 }
 
 // w = H^-1 J^T x (the scatter half of A x, row_system.h).
@@ -99,7 +109,7 @@ void scatterAll(const RowSystemView& s, const Real* x, Spatial* w) {
     if (hasColours(s)) {
         for (int c = 0; c < s.colourCount; ++c) {
             const int begin = s.colourStart[c], end = s.colourStart[c + 1];
-#pragma omp parallel for if (end - begin > kParallelRows)
+#pragma omp parallel for if (end - begin > kParallelRows && c != s.serialColour)
             for (int k = begin; k < end; ++k) {
                 int row = s.colourRows[k];
                 scatterRow(s, row, x[row], w);
@@ -120,10 +130,14 @@ Real gatherSpan(const RowSystemView& s, int begin, int end, int a, int b, const 
     Real sum = 0;
     const Spatial zero{{0, 0, 0}, {0, 0, 0}};
     const Spatial wa = a >= 0 ? w[a] : zero, wb = b >= 0 ? w[b] : zero;
+    const int c = s.bodyC ? s.bodyC[begin] : -1, d = s.bodyC ? s.bodyD[begin] : -1;
+    const Spatial wc = c >= 0 ? w[c] : zero, wd = d >= 0 ? w[d] : zero;
     for (int i = begin; i < end; ++i) {
         Real ax = s.compliance[i] * x[i];
         if (a >= 0) ax += dot(s.jacobianA[i], wa);
         if (b >= 0) ax += dot(s.jacobianB[i], wb);
+        if (c >= 0) ax += dot(s.jacobianC[i], wc);
+        if (d >= 0) ax += dot(s.jacobianD[i], wd);
         Real yi = HasB ? rhs[i] - ax : ax;
         y[i] = yi;
         sum += yi * (HasV ? v[i] : yi);
@@ -293,7 +307,7 @@ void solveGaussSeidel(const RowSystemView& s, const Real* b, Real* x,
         if (hasColours(s)) {
             for (int c = 0; c < s.colourCount; ++c) {
                 const int begin = s.colourStart[c], end = s.colourStart[c + 1];
-#pragma omp parallel for if (end - begin > kParallelRows)
+#pragma omp parallel for if (end - begin > kParallelRows && c != s.serialColour)
                 for (int k = begin; k < end; ++k) gaussSeidelRow(s, s.colourRows[k], b, x, invDiag, w);
             }
         } else {

@@ -41,7 +41,16 @@ void ConstraintRows::clear() {
     bias.clear(); softness.clear(); mu.clear(); normalRow.clear(); maxImpulse.clear();
     lambda.clear(); owner.clear(); gapFirst.clear(); gapCount.clear();
     gapBodyA.clear(); gapBodyB.clear(); gapJacobianA.clear(); gapJacobianB.clear(); gapBias.clear();
-    gapOwner.clear();
+    gapOwner.clear(); bodyC.clear(); bodyD.clear(); jacobianC.clear(); jacobianD.clear();
+    wideRows = 0;
+}
+
+void ConstraintRows::setExtraBodies(int row, int c, int d, const Spatial& jc, const Spatial& jd) {
+    if (bodyC[row] < 0 && bodyD[row] < 0 && (c >= 0 || d >= 0)) ++wideRows;
+    bodyC[row] = c;
+    bodyD[row] = d;
+    jacobianC[row] = jc;
+    jacobianD[row] = jd;
 }
 
 void ConstraintRows::addGapMember(int row, int a, int b, const Spatial& ja, const Spatial& jb, Real gap,
@@ -72,6 +81,10 @@ int ConstraintRows::add(RowKind k, int a, int b, const Spatial& ja, const Spatia
     owner.push_back(ownerId);
     gapFirst.push_back(-1);
     gapCount.push_back(0);
+    bodyC.push_back(-1);
+    bodyD.push_back(-1);
+    jacobianC.push_back(Spatial{{0, 0, 0}, {0, 0, 0}});
+    jacobianD.push_back(Spatial{{0, 0, 0}, {0, 0, 0}});
     return size() - 1;
 }
 
@@ -88,6 +101,12 @@ RowSystemView makeView(const ConstraintRows& rows, const BodyVelocities& bodies,
     v.compliance = compliance;
     v.invMass = bodies.invMass.data();
     v.invInertia = bodies.invInertia.data();
+    if (rows.wideRows > 0) {   // rows on up to four bodies (engine/fem/)
+        v.bodyC = rows.bodyC.data();
+        v.bodyD = rows.bodyD.data();
+        v.jacobianC = rows.jacobianC.data();
+        v.jacobianD = rows.jacobianD.data();
+    }
     return v;
 }
 
@@ -116,26 +135,37 @@ Real norm2(const std::vector<Real>& x) {
 }  // namespace
 
 void colourRows(const ConstraintRows& rows, const std::vector<Real>& invMass, std::vector<int>& colourStart,
-                std::vector<int>& colourRowsOut) {
-    // Greedy: each row takes the lowest colour not yet used by either of its dynamic bodies.
-    // A per-body bitmask covers 64 colours; rows beyond that go to a last, serial colour.
+                std::vector<int>& colourRowsOut, int* serialColour) {
+    // Greedy: each row takes the lowest colour not yet used by any of its dynamic bodies (two,
+    // or up to four for FEM rows). A per-body bitmask covers kColourWords x 64 colours (a mesh node
+    // meets ~20 tets of 6 rows each; two-body systems keep one word, as before FEM); rows beyond
+    // that go to a last colour, swept serially.
+    const bool wide = rows.wideRows > 0;
+    const int kColourWords = wide ? 4 : 1, kColours = 64 * kColourWords;
     const int n = rows.size();
-    std::vector<uint64_t> used(invMass.size(), 0);
+    std::vector<uint64_t> used(invMass.size() * kColourWords, 0);
     std::vector<int> colour(n);
     int colourCount = 0;
     for (int i = 0; i < n; ++i) {
-        int a = rows.bodyA[i], b = rows.bodyB[i];
-        bool da = a >= 0 && invMass[a] > 0, db = b >= 0 && invMass[b] > 0;
-        uint64_t mask = (da ? used[a] : 0) | (db ? used[b] : 0);
-        int c = 0;
-        while (c < 64 && (mask >> c) & 1u) ++c;
-        if (c < 64) {
-            if (da) used[a] |= uint64_t(1) << c;
-            if (db) used[b] |= uint64_t(1) << c;
+        const int bodies[4] = {rows.bodyA[i], rows.bodyB[i], wide ? rows.bodyC[i] : -1, wide ? rows.bodyD[i] : -1};
+        bool dynamic[4];
+        for (int k = 0; k < 4; ++k) dynamic[k] = bodies[k] >= 0 && invMass[bodies[k]] > 0;
+        int c = kColours;
+        for (int word = 0; word < kColourWords && c == kColours; ++word) {
+            uint64_t mask = 0;
+            for (int k = 0; k < 4; ++k)
+                if (dynamic[k]) mask |= used[size_t(bodies[k]) * kColourWords + word];
+            if (~mask == 0) continue;
+            int bit = 0;
+            while ((mask >> bit) & 1u) ++bit;
+            c = 64 * word + bit;
+            for (int k = 0; k < 4; ++k)
+                if (dynamic[k]) used[size_t(bodies[k]) * kColourWords + word] |= uint64_t(1) << bit;
         }
-        colour[i] = c;   // 64: the overflow colour, swept serially
+        colour[i] = c;   // kColours: the overflow colour, swept serially
         colourCount = std::max(colourCount, c + 1);
     }
+    if (serialColour) *serialColour = colourCount == kColours + 1 ? kColours : -1;
     colourStart.assign(colourCount + 1, 0);
     for (int i = 0; i < n; ++i) colourStart[colour[i] + 1]++;
     for (int c = 0; c < colourCount; ++c) colourStart[c + 1] += colourStart[c];
@@ -169,12 +199,22 @@ void solveNewton(const SolverSettings& settings, Real h, ConstraintRows& rows, B
     }
     view.invMassJacobianA = s.minvJA.data();
     view.invMassJacobianB = s.minvJB.data();
+    if (view.bodyC) {
+        s.minvJC.resize(n);
+        s.minvJD.resize(n);
+        for (int i = 0; i < n; ++i) {
+            s.minvJC[i] = rows.bodyC[i] >= 0 ? applyInvMass(view, rows.bodyC[i], rows.jacobianC[i]) : zero;
+            s.minvJD[i] = rows.bodyD[i] >= 0 ? applyInvMass(view, rows.bodyD[i], rows.jacobianD[i]) : zero;
+        }
+        view.invMassJacobianC = s.minvJC.data();
+        view.invMassJacobianD = s.minvJD.data();
+    }
     view.jmjDiagonal = s.diagA.data();
     s.runStart.resize(n + 1);
-    view.runCount = findRuns(n, rows.bodyA.data(), rows.bodyB.data(), s.runStart.data());
+    view.runCount = findRuns(n, rows.bodyA.data(), rows.bodyB.data(), s.runStart.data(), view.bodyC, view.bodyD);
     view.runStart = s.runStart.data();
     if (settings.linearSolver == LinearSolverType::GaussSeidel) {
-        colourRows(rows, bodies.invMass, s.colourStart, s.colourRows);
+        colourRows(rows, bodies.invMass, s.colourStart, s.colourRows, &view.serialColour);
         view.colourCount = (int)s.colourStart.size() - 1;
         view.colourStart = s.colourStart.data();
         view.colourRows = s.colourRows.data();

@@ -23,7 +23,7 @@ struct NewtonScratch {
     std::vector<Real> jv, diagA, compliance, residual, merit, rhs, dlambda, lambdaStart;
     std::vector<Real> gapJv;      // (gap members) J_s u of [PEG] secondary contacts
     std::vector<Real> gapRatio;   // (gap members) rho_s, see constraint_rows.h
-    std::vector<Spatial> w, minvJA, minvJB;
+    std::vector<Spatial> w, minvJA, minvJB, minvJC, minvJD;
     std::vector<int> colourStart, colourRows;
     std::vector<int> runStart;    // rows sharing one body pair, row_system.h
     LinearSolverScratch linear;
@@ -35,7 +35,8 @@ void solveNewton(const SolverSettings& settings, Real h, ConstraintRows& rows, B
                  NewtonScratch& scratch, SolveStats& stats);
 
 // Greedy colouring of rows so rows of one colour share no dynamic body (Gauss-Seidel sweeps).
+// serialColour (optional) receives the overflow colour, whose rows may share bodies, or -1.
 void colourRows(const ConstraintRows& rows, const std::vector<Real>& invMass, std::vector<int>& colourStart,
-                std::vector<int>& colourRowsOut);
+                std::vector<int>& colourRowsOut, int* serialColour = nullptr);
 
 }  // namespace cs

@@ -1,0 +1,322 @@
+// Contacts of deformable bodies (fem_contact.h).
+#include "engine/fem/fem_contact.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/collision/world_polytope.h"
+#include "engine/contact/standard_rows_hd.h"
+#include "engine/fem/fem_step.h"
+
+namespace cs {
+
+namespace {
+
+// Keys: the node in the upper word (top bit set, so no rigid shape pair collides with it), the
+// rigid shape or the triangle (top bit set) in the lower; the rigid part's feature id.
+ContactKey femContactKey(int node, int shape, int tri, uint32_t feature) {
+    const uint32_t lower = tri >= 0 ? (0x80000000u | uint32_t(tri)) : uint32_t(shape);
+    return ContactKey{(uint64_t(0x80000000u | uint32_t(node)) << 32) | lower, feature};
+}
+
+struct Box {
+    Vec3 lo{kHuge, kHuge, kHuge}, hi{-kHuge, -kHuge, -kHuge};
+    void add(Vec3 p) {
+        for (int k = 0; k < 3; ++k) {
+            lo[k] = std::fmin(lo[k], p[k]);
+            hi[k] = std::fmax(hi[k], p[k]);
+        }
+    }
+    bool contains(Vec3 p) const {
+        return p.x >= lo.x && p.x <= hi.x && p.y >= lo.y && p.y <= hi.y && p.z >= lo.z && p.z <= hi.z;
+    }
+    bool overlaps(const Box& o, Real grow) const {
+        for (int k = 0; k < 3; ++k)
+            if (lo[k] > o.hi[k] + grow || o.lo[k] > hi[k] + grow) return false;
+        return true;
+    }
+};
+
+// Closest point of triangle (a, b, c) to p as barycentric weights (Ericson, Real-Time Collision
+// Detection, 5.1.5, by Voronoi regions).
+void closestOnTriangle(Vec3 p, Vec3 a, Vec3 b, Vec3 c, Real w[3]) {
+    const Vec3 ab = b - a, ac = c - a, ap = p - a;
+    const Real d1 = dot(ab, ap), d2 = dot(ac, ap);
+    if (d1 <= 0 && d2 <= 0) { w[0] = 1; w[1] = w[2] = 0; return; }
+    const Vec3 bp = p - b;
+    const Real d3 = dot(ab, bp), d4 = dot(ac, bp);
+    if (d3 >= 0 && d4 <= d3) { w[1] = 1; w[0] = w[2] = 0; return; }
+    const Real vc = d1 * d4 - d3 * d2;
+    if (vc <= 0 && d1 >= 0 && d3 <= 0) { const Real v = d1 / (d1 - d3); w[0] = 1 - v; w[1] = v; w[2] = 0; return; }
+    const Vec3 cp = p - c;
+    const Real d5 = dot(ab, cp), d6 = dot(ac, cp);
+    if (d6 >= 0 && d5 <= d6) { w[2] = 1; w[0] = w[1] = 0; return; }
+    const Real vb = d5 * d2 - d1 * d6;
+    if (vb <= 0 && d2 >= 0 && d6 <= 0) { const Real v = d2 / (d2 - d6); w[0] = 1 - v; w[2] = v; w[1] = 0; return; }
+    const Real va = d3 * d6 - d5 * d4;
+    if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) {
+        const Real v = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+        w[1] = 1 - v; w[2] = v; w[0] = 0; return;
+    }
+    const Real denom = Real(1) / (va + vb + vc);
+    w[1] = vb * denom;
+    w[2] = vc * denom;
+    w[0] = 1 - w[1] - w[2];
+}
+
+uint64_t cellKey(int x, int y, int z) {
+    return (uint64_t(uint32_t(x) & 0x1fffff) << 42) | (uint64_t(uint32_t(y) & 0x1fffff) << 21) |
+           uint64_t(uint32_t(z) & 0x1fffff);
+}
+
+class Builder {
+public:
+    Builder(const Model& m, const WorldSettings& s, const State& st, Real h, FemContactScratch& sc, ConstraintRows& r)
+        : model(m), settings(s), state(st), h(h), scratch(sc), rows(r), nb(m.bodyCount()) {}
+
+    // Normal and friction rows of one contact; c.bodyA is the node's solver index.
+    void add(FemContactRecord rec, const Real* weights, const int* triNodes) {
+        const PotentialContact& c = rec.geometry;
+        const SolverSettings& solver = settings.solver;
+        const Vec3 zero{0, 0, 0};
+        StandardContactRows r = standardContactRows(c, c.pointA, c.bodyB >= 0 ? state.pos[c.bodyB] : zero,
+                                                    solver.stabilization, solver.maxPushoutSpeed * h);
+        rec.tangent[0] = r.tangent[0];
+        rec.tangent[1] = r.tangent[1];
+        const Vec3 dirs[3] = {c.normal, r.tangent[0], r.tangent[1]};
+        for (int k = 0; k < 3; ++k) {
+            const RowKind kind = k == 0 ? RowKind::Normal : RowKind::Friction;
+            int i;
+            if (!triNodes) {
+                i = rows.add(kind, c.bodyA, c.bodyB, r.jacobianA[k], r.jacobianB[k], k == 0 ? r.bias : 0, 0, -1);
+            } else {
+                const Vec3 d = dirs[k];
+                i = rows.add(kind, c.bodyA, femNodeBodyIndex(nb, triNodes[0]), Spatial{d, zero},
+                             Spatial{-weights[0] * d, zero}, k == 0 ? r.bias : 0, 0, -1);
+                rows.setExtraBodies(i, femNodeBodyIndex(nb, triNodes[1]), femNodeBodyIndex(nb, triNodes[2]),
+                                    Spatial{-weights[1] * d, zero}, Spatial{-weights[2] * d, zero});
+            }
+            if (k == 0) rec.row = i;
+            else {
+                rows.mu[i] = rec.mu;
+                rows.normalRow[i] = rec.row;
+            }
+        }
+        if (solver.warmStart) {
+            const std::vector<WarmImpulse>& warm = state.femContactWarm;
+            const int w = findWarmIndex(warm.data(), (int)warm.size(), rec.key);
+            if (w >= 0) warmRowImpulses(warm[w], r, &rows.lambda[rec.row]);
+        }
+        scratch.contacts.push_back(rec);
+    }
+
+    // A node against every rigid part whose box holds it.
+    void nodesAgainstParts(const std::vector<Aabb>& boxes, const Box& femBox, int femBody) {
+        const FemBodyInfo& fb = model.femBodies[femBody];
+        const Real margin = settings.contactMargin;
+        for (int shape = 0; shape < model.shapeCount(); ++shape) {
+            const int body = model.shapeBody[shape];
+            if (state.time + Real(1e-9) < model.bodySpawnTime[body]) continue;
+            const Box sb{boxes[shape].lo, boxes[shape].hi};
+            if (!sb.overlaps(femBox, 0)) continue;
+            const Transform X = shapeWorldTransform(model, state, shape);
+            const bool sphere = model.shapeType[shape] == ShapeType::Sphere;
+            if (!sphere) polytope.assign(model.polytopes[model.shapePolytope[shape]], X);
+            const Real mu = mixFrictionCoefficient(fb.contact.friction,
+                                                   model.materials[model.bodyMaterial[body]].friction,
+                                                   settings.frictionScale);
+            for (int n : scratch.surfaceNodes) {
+                if (model.femNodeBody[n] != femBody) continue;
+                const Vec3 p = state.femPos[n];
+                if (!sb.contains(p)) continue;
+                FemContactRecord rec;
+                PotentialContact& c = rec.geometry;
+                uint32_t feature;
+                if (sphere) {
+                    const Vec3 d = p - X.pos;
+                    const Real dist = length(d);
+                    c.normal = dist > Real(1e-12) ? d / dist : Vec3{0, 0, 1};
+                    c.gap = dist - model.shapeRadius[shape];
+                    c.pointB = X.pos + model.shapeRadius[shape] * c.normal;
+                    feature = makeFeatureId(FeatureKind::Sphere, 0);
+                } else {
+                    Real maxGap;
+                    const PolygonClosest q = pointPolytopeClosest(polytope.view(), p, maxGap);
+                    const Vec3 faceNormal = polytope.faces[q.kind == 2 ? q.index : 0].normal;
+                    if (maxGap <= 0) {
+                        c.gap = maxGap;
+                        c.normal = faceNormal;
+                    } else {
+                        c.gap = std::sqrt(q.distSq);
+                        c.normal = q.kind == 2 || c.gap < Real(1e-12) ? faceNormal : (p - q.point) / c.gap;
+                    }
+                    c.pointB = q.point;
+                    feature = makeFeatureId(FeatureKind(q.kind), q.index);
+                }
+                if (c.gap > margin) continue;
+                c.shapeA = -1;
+                c.shapeB = shape;
+                c.bodyA = femNodeBodyIndex(nb, n);
+                c.bodyB = body;
+                c.featureA = makeFeatureId(FeatureKind::Vertex, n);
+                c.featureB = feature;
+                c.type = PairType::VertexFace;
+                c.pointA = p;
+                rec.node = n;
+                rec.mu = mu;
+                rec.key = femContactKey(n, shape, -1, feature);
+                add(rec, nullptr, nullptr);
+            }
+        }
+    }
+
+    // Nodes of body a against the boundary triangles of body b (vertex-triangle, four bodies).
+    void nodesAgainstTriangles(int a, int b) {
+        const FemBodyInfo& fb = model.femBodies[b];
+        const Real margin = settings.contactMargin;
+        // Grid cell: the largest triangle box side plus the margin, so a node within the margin
+        // of a triangle lies in a cell the triangle's grown box was entered into.
+        Real cell = 0;
+        for (int t = fb.firstTri; t < fb.firstTri + fb.triCount; ++t) {
+            Box tb;
+            for (int v : model.femTris[t]) tb.add(state.femPos[v]);
+            for (int k = 0; k < 3; ++k) cell = std::fmax(cell, tb.hi[k] - tb.lo[k]);
+        }
+        cell += 2 * margin;
+        scratch.grid.clear();
+        for (int t = fb.firstTri; t < fb.firstTri + fb.triCount; ++t) {
+            Box tb;
+            for (int v : model.femTris[t]) tb.add(state.femPos[v]);
+            int lo[3], hi[3];
+            for (int k = 0; k < 3; ++k) {
+                lo[k] = (int)std::floor((tb.lo[k] - margin) / cell);
+                hi[k] = (int)std::floor((tb.hi[k] + margin) / cell);
+            }
+            for (int x = lo[0]; x <= hi[0]; ++x)
+                for (int y = lo[1]; y <= hi[1]; ++y)
+                    for (int z = lo[2]; z <= hi[2]; ++z) scratch.grid[cellKey(x, y, z)].push_back(t);
+        }
+        const Real mu = mixFrictionCoefficient(model.femBodies[a].contact.friction, fb.contact.friction,
+                                               settings.frictionScale);
+        for (int n : scratch.surfaceNodes) {
+            if (model.femNodeBody[n] != a) continue;
+            const Vec3 p = state.femPos[n];
+            auto it = scratch.grid.find(cellKey((int)std::floor(p.x / cell), (int)std::floor(p.y / cell),
+                                                (int)std::floor(p.z / cell)));
+            if (it == scratch.grid.end()) continue;
+            // One contact per node and body: of the triangles whose interior the node projects
+            // into (at an edge or corner the neighbouring triangle is the better constraint),
+            // the one of largest gap, i.e. the surface the node is nearest outside of or least
+            // deep below; penetrations deeper than twice the margin are ambiguous (a node that
+            // passed through) and left out.
+            int best = -1;
+            Real bestGap = -2 * margin, bestW[3] = {0, 0, 0};
+            Vec3 bestNormal{0, 0, 0}, bestPoint{0, 0, 0};
+            for (int t : it->second) {
+                const auto& tri = model.femTris[t];
+                const Vec3 xa = state.femPos[tri[0]], xb = state.femPos[tri[1]], xc = state.femPos[tri[2]];
+                const Vec3 normalRaw = cross(xb - xa, xc - xa);
+                if (!(lengthSq(normalRaw) > 0)) continue;
+                const Vec3 normal = normalize(normalRaw);
+                Real w[3];
+                closestOnTriangle(p, xa, xb, xc, w);
+                if (w[0] <= 0 || w[1] <= 0 || w[2] <= 0) continue;
+                const Vec3 q = w[0] * xa + w[1] * xb + w[2] * xc;
+                const Real gap = dot(normal, p - q);
+                if (gap > margin || gap < bestGap) continue;
+                best = t;
+                bestGap = gap;
+                for (int k = 0; k < 3; ++k) bestW[k] = w[k];
+                bestNormal = normal;
+                bestPoint = q;
+            }
+            if (best < 0) continue;
+            const auto& tri = model.femTris[best];
+            FemContactRecord rec;
+            PotentialContact& c = rec.geometry;
+            c.shapeA = c.shapeB = -1;
+            c.bodyA = femNodeBodyIndex(nb, n);
+            c.bodyB = -1;
+            c.featureA = makeFeatureId(FeatureKind::Vertex, n);
+            c.featureB = makeFeatureId(FeatureKind::Face, best);
+            c.type = PairType::VertexFace;
+            c.pointA = p;
+            c.pointB = bestPoint;
+            c.normal = bestNormal;
+            c.gap = bestGap;
+            rec.node = n;
+            rec.tri = best;
+            rec.mu = mu;
+            for (int k = 0; k < 3; ++k) rec.barycentric[k] = bestW[k];
+            rec.key = femContactKey(n, -1, best, 0);
+            const int triNodes[3] = {tri[0], tri[1], tri[2]};
+            add(rec, bestW, triNodes);
+        }
+    }
+
+    const Model& model;
+    const WorldSettings& settings;
+    const State& state;
+    Real h;
+    FemContactScratch& scratch;
+    ConstraintRows& rows;
+    const int nb;
+    WorldPolytope polytope;
+};
+
+}  // namespace
+
+void buildFemContactRows(const Model& model, const WorldSettings& settings, const State& state,
+                         const std::vector<Aabb>& shapeBoxes, Real h, FemContactScratch& scratch, ConstraintRows& rows) {
+    scratch.contacts.clear();
+    if (model.femNodeCount() == 0) return;
+    std::vector<uint8_t> onSurface(model.femNodeCount(), 0);
+    for (const auto& tri : model.femTris)
+        for (int v : tri) onSurface[v] = 1;
+    scratch.surfaceNodes.clear();
+    for (int n = 0; n < model.femNodeCount(); ++n)
+        if (onSurface[n]) scratch.surfaceNodes.push_back(n);
+    const int nfem = (int)model.femBodies.size();
+    std::vector<Box> boxes(nfem);
+    for (int n : scratch.surfaceNodes) boxes[model.femNodeBody[n]].add(state.femPos[n]);
+    Builder builder(model, settings, state, h, scratch, rows);
+    for (int f = 0; f < nfem; ++f) builder.nodesAgainstParts(shapeBoxes, boxes[f], f);
+    for (int a = 0; a < nfem; ++a)
+        for (int b = 0; b < nfem; ++b)
+            if (a != b && boxes[a].overlaps(boxes[b], settings.contactMargin)) builder.nodesAgainstTriangles(a, b);
+}
+
+void storeFemContacts(const FemContactScratch& scratch, const ConstraintRows& rows, const BodyVelocities& bodies,
+                      std::vector<Contact>& contacts, std::vector<WarmImpulse>& warm) {
+    warm.clear();
+    for (const FemContactRecord& rec : scratch.contacts) {
+        Contact c;
+        c.geometry = rec.geometry;
+        c.geometry.bodyA = -1;
+        c.mu = rec.mu;
+        c.normalImpulse = rows.lambda[rec.row];
+        c.tangentImpulse[0] = rows.lambda[rec.row + 1];
+        c.tangentImpulse[1] = rows.lambda[rec.row + 2];
+        c.tangent[0] = rec.tangent[0];
+        c.tangent[1] = rec.tangent[1];
+        Real slip = 0;
+        for (int k = 1; k <= 2; ++k) {
+            const int i = rec.row + k;
+            Real v = dot(rows.jacobianA[i], bodies.velocity[rows.bodyA[i]]);
+            if (rows.bodyB[i] >= 0) v += dot(rows.jacobianB[i], bodies.velocity[rows.bodyB[i]]);
+            if (rows.bodyC[i] >= 0) v += dot(rows.jacobianC[i], bodies.velocity[rows.bodyC[i]]);
+            if (rows.bodyD[i] >= 0) v += dot(rows.jacobianD[i], bodies.velocity[rows.bodyD[i]]);
+            slip += v * v;
+        }
+        const Real ft = std::sqrt(c.tangentImpulse[0] * c.tangentImpulse[0] + c.tangentImpulse[1] * c.tangentImpulse[1]);
+        c.sliding = c.normalImpulse > 0 && ft >= Real(0.99) * c.mu * c.normalImpulse && std::sqrt(slip) > Real(1e-3);
+        c.femNode = rec.node;
+        c.femTri = rec.tri;
+        contacts.push_back(c);
+        warm.push_back(WarmImpulse{rec.key, c.normalImpulse,
+                                   c.tangentImpulse[0] * c.tangent[0] + c.tangentImpulse[1] * c.tangent[1]});
+    }
+    std::sort(warm.begin(), warm.end(), [](const WarmImpulse& a, const WarmImpulse& b) { return a.key < b.key; });
+}
+
+}  // namespace cs

@@ -1,0 +1,52 @@
+// Contacts of deformable bodies, as rows of the same Newton iteration as every other contact.
+//
+// A boundary node of a FEM body is a point: against a rigid part (polytope or sphere) it is the
+// standard model's contact exactly (standard_rows_hd.h: one normal row, two friction rows, the
+// same NCP and friction linearization of [NSN] sections 4.1-4.3 and the same warm start), with
+// the node as body A (lever arm zero) and the rigid body as body B. Against a boundary triangle
+// (a, b, c) of another FEM body it is a vertex-triangle contact on four bodies: with q the
+// closest point of the triangle, q = w_a x_a + w_b x_b + w_c x_c (barycentric weights) and n the
+// triangle's outward normal, the gap is n . (p - q) and, per direction d in {n, t1, t2},
+//     J = [ d | -w_a d | -w_b d | -w_c d ]   (node, a, b, c; linear parts only).
+// Candidates: rigid parts by their broad-phase boxes (grown by the contact margin); triangles by
+// a uniform grid over each body's triangles. Self contact of one FEM body is not detected.
+// Under PEG and PLUS these contacts still use the standard model (World::step says so once).
+#pragma once
+
+#include <unordered_map>
+#include <vector>
+
+#include "engine/collision/broad_phase.h"
+#include "engine/solver/newton.h"
+#include "engine/world.h"
+
+namespace cs {
+
+struct FemContactRecord {
+    PotentialContact geometry;   // pointA: the node; pointB on the rigid part or triangle
+    int node = -1;               // FEM node
+    int tri = -1;                // FEM boundary triangle, or -1 (a rigid part)
+    int row = -1;                // its normal row; the friction rows follow
+    Real mu = 0;
+    Vec3 tangent[2];
+    Real barycentric[3] = {0, 0, 0};
+    ContactKey key;
+};
+
+struct FemContactScratch {
+    std::vector<FemContactRecord> contacts;
+    std::vector<int> surfaceNodes;                         // nodes on some boundary triangle
+    std::unordered_map<uint64_t, std::vector<int>> grid;   // triangle grid of one body
+};
+
+// Appends the rows of every FEM contact of the step at state (shapeBoxes: the broad phase's
+// boxes, world frame, grown by the margin). Warm impulses from state.femContactWarm.
+void buildFemContactRows(const Model& model, const WorldSettings& settings, const State& state,
+                         const std::vector<Aabb>& shapeBoxes, Real h, FemContactScratch& scratch, ConstraintRows& rows);
+
+// The solved contacts appended to `contacts` (World::contacts()) and their impulses, sorted by
+// key, into `warm`.
+void storeFemContacts(const FemContactScratch& scratch, const ConstraintRows& rows, const BodyVelocities& bodies,
+                      std::vector<Contact>& contacts, std::vector<WarmImpulse>& warm);
+
+}  // namespace cs

@@ -1,0 +1,116 @@
+// FEM rows in the solver's form (constraint_rows.h), one element or one attachment at a time,
+// CS_HD so that the CPU step and a later device pipeline share them.
+//
+// The solver's body index space: [0, nbody) rigid bodies, then [nbody, nbody + nnode) FEM nodes
+// as point masses (inverse mass 1/m, 0 when pinned; inverse inertia zero; velocity {v, 0}), so a
+// node's Jacobian block is {dC/dx, 0} ([NSN] section 9.3: G = 1, M = m 1).
+//
+// Element rows ([NSN] eqs. 75-85, fem_material_hd.h) are linearized once per step at the
+// step-start positions, like the contacts and joints: C(x0 + h u) = C0 + h J u with J = dC/dx at
+// x0. In the compliance form (eq. 47) a row with compliance alpha is
+//     bias = C0 / h,   softness = alpha / h^2,
+// and with Rayleigh damping beta (stiffness-proportional, c = beta k, k = 1 / alpha) it is the
+// implicit spring-damper of joint_rows.cpp, f = -k (C0 + h J u) - c J u:
+//     bias = k C0 / (k h + c) = C0 / (h + beta),   softness = 1 / (h (k h + c)) = alpha / (h (h + beta)),
+// which is the compliance form again at beta = 0.
+//
+// Units. Element rows measure strain (dimensionless); every other row is in m/s (constraint_rows.h)
+// and the Newton merit adds them up. So each element row is scaled by the element's length
+// L = V^(1/3): C' = L C, J' = L J, alpha' = L^2 alpha, which leaves the energy C^2 / (2 alpha) and
+// the force J^T lambda unchanged (lambda' = lambda / L) and puts the row in m/s like the rest.
+//
+// Geometric stiffness ([NSN] section 8.3, eq. 70: K = d(J^T lambda)/du). It arises when J is
+// re-evaluated at the Newton iterate. Here J is fixed over the step (linearized at x0, as every
+// row of this solver), so the momentum residual g = M (u - u~) - J^T lambda is linear in u and
+// K = 0 exactly: the diagonal approximation of eqs. 71-74 is zero and H = M. The geometric
+// terms that matter within a step are those of the element's own measure: the stable
+// neo-Hookean stretch rows' gradients turn with the principal axes, and that curvature enters
+// as three shear rows (fem_material_hd.h); each step re-linearizes at the new positions.
+#pragma once
+
+#include "engine/fem/fem_material_hd.h"
+
+namespace cs {
+
+struct FemTetStepRows {
+    int count;                               // rows of the material (femRowCount)
+    Real bias[kFemMaxRows];                  // m/s
+    Real softness[kFemMaxRows];              // 1/kg
+    Vec3 jacobian[kFemMaxRows][4];           // per node, linear part of the node's block
+};
+
+// The element's length scale L of the header.
+CS_HD Real femRowScale(const TetRest& r) { return cbrt(r.volume); }
+
+// Rows of one tet for a step of length h at the start positions x0..x3; activation in Pa
+// (fem_material_hd.h), damping = Rayleigh beta (s).
+CS_HD void femTetStepRows(const FemMaterial& m, const TetRest& r, Vec3 x0, Vec3 x1, Vec3 x2, Vec3 x3,
+                          Real activation, Real damping, Real h, FemTetStepRows& out) {
+    FemRow rows[kFemMaxRows];
+    out.count = femElementRows(m, r, x0, x1, x2, x3, rows, activation);
+    const Real L = femRowScale(r);
+    for (int k = 0; k < out.count; ++k) {
+        out.bias[k] = L * rows[k].value / (h + damping);
+        out.softness[k] = L * L * rows[k].compliance / (h * (h + damping));
+        for (int j = 0; j < 4; ++j) out.jacobian[k][j] = L * rows[k].grad[j];
+    }
+}
+
+// Three rows holding a node at a point of a rigid body ([NSN] section 3.2, compliance 0): per
+// world axis e, C = e . (x_n - p), p = x_b + r the body point, J_node = {e, 0},
+// J_body = {-e, -(r x e)}; bias C0 / h.
+struct FemAttachmentRows {
+    Real bias[3];
+    Spatial jacobianNode[3], jacobianBody[3];
+};
+
+CS_HD void femAttachmentRows(Vec3 node, Vec3 bodyPos, Quat bodyRot, Vec3 localPoint, Real h, FemAttachmentRows& out) {
+    const Vec3 r = rotate(bodyRot, localPoint);
+    const Vec3 d = node - (bodyPos + r);
+    for (int k = 0; k < 3; ++k) {
+        Vec3 e{0, 0, 0};
+        e[k] = 1;
+        out.bias[k] = d[k] / h;
+        out.jacobianNode[k] = Spatial{e, {0, 0, 0}};
+        out.jacobianBody[k] = Spatial{-e, -cross(r, e)};
+    }
+}
+
+// Per-tet fields for drawing and the tests, from F and the material:
+//   volumetric strain J - 1, von Mises stress (Pa) from the principal Cauchy stresses, and the
+//   largest principal stretch. Principal stresses: corotated linear, sigma_i = 2 mu e_i +
+//   lambda sum_j e_j with e_i = s_i - 1 (eps = V diag(s - 1) V^T); stable neo-Hookean, the
+//   Cauchy stress sigma_i = s_i (dPsi/ds_i) / J. An isotropic activation changes neither J - 1's
+//   meaning nor the von Mises stress (it is deviatoric-free), so it is left out.
+struct FemStrainFields {
+    Real volumetricStrain;   // J - 1
+    Real vonMises;           // Pa
+    Real maxStretch;         // largest principal stretch
+};
+
+CS_HD FemStrainFields femStrainFields(const FemMaterial& m, const Mat3& F) {
+    Mat3 U, V;
+    Vec3 s;
+    svd3(F, U, s, V);
+    const Real J = s.x * s.y * s.z;
+    Vec3 sigma;
+    if (m.type == FemMaterialType::CorotatedLinear) {
+        const Real tr = (s.x - 1) + (s.y - 1) + (s.z - 1);
+        for (int i = 0; i < 3; ++i) sigma[i] = 2 * m.mu * (s[i] - 1) + m.lambda * tr;
+    } else {
+        Real C1, D1, alpha;
+        neoHookeanConstants(m, C1, D1, alpha);
+        for (int i = 0; i < 3; ++i) {
+            const Real dPsi = 2 * C1 * s[i] + 2 * D1 * (J - alpha) * s[(i + 1) % 3] * s[(i + 2) % 3];
+            sigma[i] = J != Real(0) ? s[i] * dPsi / J : Real(0);
+        }
+    }
+    const Real a = sigma.x - sigma.y, b = sigma.y - sigma.z, c = sigma.z - sigma.x;
+    FemStrainFields f;
+    f.volumetricStrain = J - 1;
+    f.vonMises = sqrt(Real(0.5) * (a * a + b * b + c * c));
+    f.maxStretch = s.x;   // svd3 orders s0 >= s1 >= s2
+    return f;
+}
+
+}  // namespace cs

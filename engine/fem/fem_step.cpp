@@ -1,0 +1,102 @@
+// The deformable bodies' part of World::step (fem_step.h).
+#include "engine/fem/fem_step.h"
+
+#include <cmath>
+
+#include "engine/fem/fem_rows_hd.h"
+
+namespace cs {
+
+void appendFemNodes(const Model& model, const State& state, Vec3 gravity, Real h, BodyVelocities& bodies) {
+    const int nnode = model.femNodeCount();
+    if (nnode == 0) return;
+    const size_t first = bodies.invMass.size();
+    bodies.invMass.resize(first + nnode);
+    bodies.invInertia.resize(first + nnode);
+    bodies.unconstrained.resize(first + nnode);
+    bodies.velocity.resize(first + nnode);
+    for (int n = 0; n < nnode; ++n) {
+        const Real w = model.femNodeInvMass[n];
+        bodies.invMass[first + n] = w;
+        bodies.invInertia[first + n] = mat3Zero();
+        bodies.unconstrained[first + n] =
+            w > 0 ? Spatial{state.femVel[n] + h * gravity, {0, 0, 0}} : Spatial{{0, 0, 0}, {0, 0, 0}};
+    }
+}
+
+int buildFemRows(const Model& model, const State& state, Real h, bool warm, ConstraintRows& rows) {
+    const int first = rows.size();
+    const int nb = model.bodyCount();
+    for (int t = 0; t < model.femTetCount(); ++t) {
+        const auto& tet = model.femTets[t];
+        const FemBodyInfo& body = model.femBodies[model.femTetBody[t]];
+        const Real activation = model.femTetActivation[t] * state.femActivation[model.femTetBody[t]];
+        FemTetStepRows r;
+        femTetStepRows(body.material, model.femTetRest[t], state.femPos[tet[0]], state.femPos[tet[1]],
+                       state.femPos[tet[2]], state.femPos[tet[3]], activation, body.damping, h, r);
+        int bodies[4];
+        for (int j = 0; j < 4; ++j) bodies[j] = femNodeBodyIndex(nb, tet[j]);
+        for (int k = 0; k < r.count; ++k) {
+            const int i = rows.add(RowKind::Bilateral, bodies[0], bodies[1], Spatial{r.jacobian[k][0], {0, 0, 0}},
+                                   Spatial{r.jacobian[k][1], {0, 0, 0}}, r.bias[k], r.softness[k], -1);
+            rows.setExtraBodies(i, bodies[2], bodies[3], Spatial{r.jacobian[k][2], {0, 0, 0}},
+                                Spatial{r.jacobian[k][3], {0, 0, 0}});
+        }
+    }
+    for (const FemAttachment& a : model.femAttachments) {
+        FemAttachmentRows r;
+        femAttachmentRows(state.femPos[a.node], state.pos[a.body], state.rot[a.body], a.localPoint, h, r);
+        for (int k = 0; k < 3; ++k)
+            rows.add(RowKind::Bilateral, femNodeBodyIndex(nb, a.node), a.body, r.jacobianNode[k], r.jacobianBody[k],
+                     r.bias[k], 0, -1);
+    }
+    const int count = rows.size() - first;
+    if (warm && (int)state.femWarm.size() == count)
+        for (int i = 0; i < count; ++i) rows.lambda[first + i] = state.femWarm[i];
+    return count;
+}
+
+Real fastestFemNode(const std::vector<Vec3>& vel) {
+    Real fastest = 0;
+    for (const Vec3& v : vel) fastest = std::fmax(fastest, length(v));
+    return fastest;
+}
+
+Real femKineticEnergy(const Model& model, const State& state) {
+    Real e = 0;
+    for (int n = 0; n < model.femNodeCount(); ++n)
+        if (model.femNodeInvMass[n] > 0) e += Real(0.5) * model.femNodeMass[n] * lengthSq(state.femVel[n]);
+    return e;
+}
+
+Real femElasticEnergy(const Model& model, const State& state) {
+    Real e = 0;
+    for (int t = 0; t < model.femTetCount(); ++t) {
+        const auto& tet = model.femTets[t];
+        const TetRest& r = model.femTetRest[t];
+        const Mat3 F = deformationGradient(r, state.femPos[tet[0]], state.femPos[tet[1]], state.femPos[tet[2]],
+                                           state.femPos[tet[3]]);
+        const FemMaterial& m = model.femBodies[model.femTetBody[t]].material;
+        // Relative to the rest state (stable neo-Hookean's Psi(I) = D1 (1 - alpha)^2 is a constant).
+        e += r.volume * (femEnergyDensity(m, F) - femEnergyDensity(m, mat3Identity()));
+    }
+    return e;
+}
+
+void femTetFields(const Model& model, const State& state, FemTetFields& out) {
+    const int nt = model.femTetCount();
+    out.volumetricStrain.resize(nt);
+    out.vonMises.resize(nt);
+    out.maxStretch.resize(nt);
+    for (int t = 0; t < nt; ++t) {
+        const auto& tet = model.femTets[t];
+        const Mat3 F = deformationGradient(model.femTetRest[t], state.femPos[tet[0]], state.femPos[tet[1]],
+                                           state.femPos[tet[2]], state.femPos[tet[3]]);
+        const FemStrainFields f = femStrainFields(model.femBodies[model.femTetBody[t]].material, F);
+        out.volumetricStrain[t] = f.volumetricStrain;
+        out.vonMises[t] = f.vonMises;
+        out.maxStretch[t] = f.maxStretch;
+    }
+}
+
+}  // namespace cs

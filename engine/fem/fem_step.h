@@ -1,0 +1,39 @@
+// The deformable bodies' part of World::step (CPU): nodes as bodies of the solve, element and
+// attachment rows, node integration, energies. The per-element math is fem_rows_hd.h.
+//
+// Solver body index of FEM node n: model.bodyCount() + n (fem_rows_hd.h's index space).
+#pragma once
+
+#include <vector>
+
+#include "engine/model.h"
+#include "engine/solver/constraint_rows.h"
+#include "engine/solver/newton.h"
+#include "engine/state.h"
+
+namespace cs {
+
+CS_HD int femNodeBodyIndex(int bodyCount, int node) { return bodyCount + node; }
+
+// Appends the FEM nodes to the solve's bodies: inverse mass (0 when pinned), zero inverse inertia,
+// u~ = {v + h g, 0} ([NSN] eq. 54 for particles), velocity sized.
+void appendFemNodes(const Model& model, const State& state, Vec3 gravity, Real h, BodyVelocities& bodies);
+
+// Rows of every tet (fem_rows_hd.h), then three per attachment; warm impulses from
+// state.femWarm when `warm` and its size matches. Returns the number of rows appended.
+int buildFemRows(const Model& model, const State& state, Real h, bool warm, ConstraintRows& rows);
+
+// The fastest FEM node of a velocity list (m/s).
+Real fastestFemNode(const std::vector<Vec3>& vel);
+
+// Kinetic energy of the nodes (J) and the elastic energy of the elements (J, zero at rest).
+Real femKineticEnergy(const Model& model, const State& state);
+Real femElasticEnergy(const Model& model, const State& state);
+
+// Per-tet fields (fem_rows_hd.h femStrainFields) at the current positions: (tets) each.
+struct FemTetFields {
+    std::vector<Real> volumetricStrain, vonMises, maxStretch;
+};
+void femTetFields(const Model& model, const State& state, FemTetFields& out);
+
+}  // namespace cs
