@@ -233,17 +233,10 @@ public:
             if (best < 0) continue;
             const auto& tri = model.femTris[best];
             FemContactRecord rec;
-            PotentialContact& c = rec.geometry;
-            c.shapeA = c.shapeB = -1;
-            c.bodyA = femNodeBodyIndex(nb, n);
-            c.bodyB = -1;
-            c.featureA = makeFeatureId(FeatureKind::Vertex, n);
-            c.featureB = makeFeatureId(FeatureKind::Face, best);
-            c.type = PairType::VertexFace;
-            c.pointA = p;
-            c.pointB = bestPoint;
-            c.normal = bestNormal;
-            c.gap = bestGap;
+            rec.geometry = makePotentialContact(PairType::VertexFace, makeFeatureId(FeatureKind::Vertex, n),
+                                                makeFeatureId(FeatureKind::Face, best), p, bestPoint, bestNormal,
+                                                bestGap);
+            rec.geometry.bodyA = femNodeBodyIndex(nb, n);
             rec.node = n;
             rec.tri = best;
             rec.mu = mu;
