@@ -8,9 +8,7 @@ namespace cs {
 bool pipelineSupports(const World& world, std::string* why) {
     const char* reason = nullptr;
     const SolverSettings& solver = world.settings.solver;
-    if (solver.contactModel == ContactModelType::CCP && solver.ccp.solver != CcpSolverType::Newton)
-        reason = "the device pipeline runs the CCP model with its Newton solver only (no PJ, PGS or APGD yet)";
-    else if (solver.contactModel != ContactModelType::Standard && solver.contactModel != ContactModelType::CCP)
+    if (solver.contactModel != ContactModelType::Standard && solver.contactModel != ContactModelType::CCP)
         reason = "the device pipeline implements the standard and CCP contact models only";
     else if (!world.model().joints.empty())
         reason = "the device pipeline has no joint rows yet";

@@ -57,6 +57,18 @@ struct LinearControl {
     Real lambdaMax, omega;     // Jacobi's relaxation
 };
 
+// Scalars of the CCP model's first-order solvers (pipeline_ccp.h; ccp_steps_hd.h's recurrences).
+struct CcpControl {
+    int active;                // 1 while the solver goes on
+    int powerActive;           // PJ: the power iteration goes on
+    int accepted, refresh;     // APGD: this trial was taken; y moved and needs g_y
+    int improved, restart;     // APGD: the trial has the least merit so far; gradient restart
+    int iterations, doublings; // iterations done; APGD's doublings of L in a row
+    Real merit, meritSq, bestMerit;
+    Real omega, estimate, normSq, xnormSq, norm;          // PJ's relaxation by power iteration
+    Real lipschitz, theta, beta, fy, fx, gStep, dist, progress, num;   // APGD
+};
+
 // What the pipeline runs with, beside the world's settings.
 struct PipelineOptions {
     bool deterministic = true;     // CUDA: the sorted scatter (no float atomics); the host is always so
@@ -118,6 +130,15 @@ struct PipelineData {
     Buffer<Real> jv, diagA, compliance, residual, merit, invDiag, r, z, p, q, ap, az, best, power, powerOut;
     Buffer<uint64_t> entryKeys, entryKeysOut;  // (2 rows) scatter entries body << 32 | row, sorted
 
+    // ---- the CCP model's PJ, PGS and APGD (pipeline_ccp.h) ----
+    Buffer<Real> ccpOffset, ccpLinear, ccpScale;   // (rows) d_i,0, p = J u~ + offset, the block's s_k
+    Buffer<Real> ccpG, ccpX, ccpY, ccpGy, ccpTrial, ccpBest;   // (rows) g and APGD's vectors
+    Buffer<int> contactBodyA, contactBodyB;        // (contacts) a contact's bodies (PGS colouring)
+    Buffer<uint64_t> contactKeys, contactKeysOut;  // (2 contacts) body << 32 | contact, sorted
+    Buffer<int> contactBodyStart;                  // (bodies + 1)
+    Buffer<Real> ccpHistory;                       // (iterations + 1) the CCP merit per iteration
+    Buffer<CcpControl> ccp;
+
     // ---- counters ----
     Buffer<StepCounters> counters;
     Buffer<LinearControl> linear;
@@ -149,6 +170,12 @@ void reserveContacts(PipelineData<Exec>& d, int pairs, int slots, int contacts) 
         b->reserve(rows);
     d.entryKeys.reserve(2 * rows);
     d.entryKeysOut.reserve(2 * rows);
+    for (auto* b : {&d.ccpOffset, &d.ccpLinear, &d.ccpScale, &d.ccpG, &d.ccpX, &d.ccpY, &d.ccpGy, &d.ccpTrial, &d.ccpBest})
+        b->reserve(rows);
+    d.contactBodyA.reserve(contacts);
+    d.contactBodyB.reserve(contacts);
+    d.contactKeys.reserve(2 * size_t(contacts));
+    d.contactKeysOut.reserve(2 * size_t(contacts));
 }
 
 template <class Exec, class T>
@@ -191,6 +218,7 @@ void uploadModel(Exec& ex, PipelineData<Exec>& d, const Model& model, const Pipe
     d.active.reserve(nb); d.bodyInvMass.reserve(nb); d.bodyInvInertia.reserve(nb);
     for (auto* b : {&d.unconstrained, &d.velocity, &d.w}) b->reserve(nb);
     d.bodyStart.reserve(nb + 1);
+    d.contactBodyStart.reserve(nb + 1);
     d.pose.reserve(ns); d.aabb.reserve(ns); d.centroid.reserve(ns);
     d.worldVertices.reserve(std::max(f.worldVertexCount, 1));
     d.worldEdges.reserve(std::max(f.worldEdgeCount, 1));
@@ -201,6 +229,7 @@ void uploadModel(Exec& ex, PipelineData<Exec>& d, const Model& model, const Pipe
     d.colourSize.reserve(kMaxColours + 1);
     d.counters.reserve(1);
     d.linear.reserve(1);
+    d.ccp.reserve(1);
     if (d.pairCapacity == 0) {
         const int automatic = 8 * (d.shapes + 8);
         reserveContacts(d, options.initialPairs > 0 ? options.initialPairs : automatic, std::max(options.initialSlots, 1),

@@ -14,37 +14,36 @@
 
 namespace cs {
 
-// Gauss-Seidel colours by Jones-Plassmann rounds (gpu/step_hd.h colourRowInRound), then the rows
-// sorted by colour: colourRowsOut, colourStart (kMaxColours + 2), colourSize (kMaxColours + 1;
-// the last one the rows no colour took, swept serially).
+// Gauss-Seidel colours by Jones-Plassmann rounds (gpu/step_hd.h colourRowInRound) of the first
+// *count items (rows, or the CCP solver's contacts) of the view s, whose bodies' sorted entries
+// are entries / bodyStart; then the items sorted by colour: colourRowsOut, colourStart
+// (kMaxColours + 2), colourSize (kMaxColours + 1; the last one the items no colour took, swept
+// serially).
 template <class Exec>
-void recordColouring(Exec& ex, PipelineData<Exec>& d, const SolveView& v) {
-    const RowSystemView s = v.sys;
-    StepCounters* c = v.c;
-    const uint64_t* entries = v.entries;
-    const int* bodyStart = v.bodyStart;
+void recordColouringOf(Exec& ex, PipelineData<Exec>& d, const RowSystemView& s, const uint64_t* entries,
+                       const int* bodyStart, const int* count, int capacity) {
     int *colour = d.colour.data(), *round = d.colourRound.data(), *keys = d.colourKeys.data();
     int *keysOut = d.colourKeysOut.data(), *rows = d.colourRows.data(), *rowsOut = d.colourRowsOut.data();
     int *start = d.colourStart.data(), *size = d.colourSize.data();
-    ex.forEach(v.rowCapacity, nullptr, nullptr, [=] CS_LAMBDA(int i) {
-        colour[i] = i < c->rowCount ? -1 : kMaxColours + 1;   // unused slots sort after everything
-        round[i] = i < c->rowCount ? -1 : 0;
+    ex.forEach(capacity, nullptr, nullptr, [=] CS_LAMBDA(int i) {
+        colour[i] = i < *count ? -1 : kMaxColours + 1;   // unused slots sort after everything
+        round[i] = i < *count ? -1 : 0;
     });
     for (int k = 0; k < kGpuColourRounds; ++k)
-        ex.forEach(v.rowCapacity, &c->rowCount, nullptr, [=] CS_LAMBDA(int i) {
+        ex.forEach(capacity, count, nullptr, [=] CS_LAMBDA(int i) {
             if (round[i] >= 0) return;
             const int chosen = colourRowInRound(s, entries, bodyStart, round, colour, i, k);
             if (chosen < 0) return;
             colour[i] = chosen;
             round[i] = k;
         });
-    ex.forEach(v.rowCapacity, nullptr, nullptr, [=] CS_LAMBDA(int i) {
+    ex.forEach(capacity, nullptr, nullptr, [=] CS_LAMBDA(int i) {
         keys[i] = colour[i] < 0 ? kMaxColours : colour[i];   // still pending: the serial sweep
         rows[i] = i;
     });
-    ex.sortPairs(keys, rows, keysOut, rowsOut, v.rowCapacity);
+    ex.sortPairs(keys, rows, keysOut, rowsOut, capacity);
     ex.forEach(kMaxColours + 2, nullptr, nullptr, [=] CS_LAMBDA(int k) {
-        int lo = 0, hi = c->rowCount;   // first sorted row of colour >= k
+        int lo = 0, hi = *count;   // first sorted item of colour >= k
         while (lo < hi) {
             const int mid = lo + (hi - lo) / 2;
             if (keysOut[mid] < k) lo = mid + 1;
@@ -53,6 +52,11 @@ void recordColouring(Exec& ex, PipelineData<Exec>& d, const SolveView& v) {
         start[k] = lo;
     });
     ex.forEach(kMaxColours + 1, nullptr, nullptr, [=] CS_LAMBDA(int k) { size[k] = start[k + 1] - start[k]; });
+}
+
+template <class Exec>
+void recordColouring(Exec& ex, PipelineData<Exec>& d, const SolveView& v) {
+    recordColouringOf(ex, d, v.sys, v.entries, v.bodyStart, &v.c->rowCount, v.rowCapacity);
 }
 
 // u = u~ + H^-1 J^T lambda (newton.cpp velocitiesFromImpulses).
@@ -86,8 +90,11 @@ void recordEvaluate(Exec& ex, PipelineData<Exec>& d, const SolveView& v, const R
     });
 }
 
+// What every solver of the stage needs, J being fixed over the step: H^-1 J^T, the diagonal of
+// J H^-1 J^T, the runs of rows on one body pair, and (sorted, or entries) the sorted scatter
+// entries of the rows' dynamic bodies.
 template <class Exec>
-void recordSolve(Exec& ex, PipelineData<Exec>& d, const SolverSettings& settings, Real h, bool sorted) {
+SolveView recordSolveSetup(Exec& ex, PipelineData<Exec>& d, bool sorted, bool needEntries) {
     StepCounters* c = d.counters.data();
     SolveView v{};
     RowSystemView& s = v.sys;
@@ -132,8 +139,7 @@ void recordSolve(Exec& ex, PipelineData<Exec>& d, const SolverSettings& settings
         s.invMassJacobianB = minvJB;
         s.jmjDiagonal = diagA;
     }
-    const bool gaussSeidel = settings.linearSolver == LinearSolverType::GaussSeidel;
-    if (sorted || gaussSeidel) {   // scatter entries (body << 32 | row) of dynamic bodies, sorted
+    if (sorted || needEntries) {   // scatter entries (body << 32 | row) of dynamic bodies, sorted
         const RowSystemView sys = s;
         uint64_t* keys = d.entryKeys.data();
         int* start = d.bodyStart.data();
@@ -149,6 +155,14 @@ void recordSolve(Exec& ex, PipelineData<Exec>& d, const SolverSettings& settings
         ex.forEach(d.bodies + 1, nullptr, nullptr,
                    [=] CS_LAMBDA(int b) { start[b] = scatterEntryStart(sortedKeys, entries, b); });
     }
+    return v;
+}
+
+template <class Exec>
+void recordSolve(Exec& ex, PipelineData<Exec>& d, const SolverSettings& settings, Real h, bool sorted) {
+    const bool gaussSeidel = settings.linearSolver == LinearSolverType::GaussSeidel;
+    const SolveView v = recordSolveSetup(ex, d, sorted, gaussSeidel);
+    StepCounters* c = v.c;
     if (gaussSeidel) recordColouring(ex, d, v);
 
     RowEvalView e{};

@@ -7,6 +7,7 @@
 //   narrow       feature pairs per shape pair, compacted in pair order      pipeline_collide.h
 //   rows         the standard model's merge and rows, warm impulses         pipeline_collide.h
 //   solve        non-smooth Newton with Jacobi / Gauss-Seidel / PCG / PCR   pipeline_newton.h
+//                (the CCP model's PJ / PGS / APGD: pipeline_ccp.h, pipeline_ccp_solve.h)
 //   integrate    the velocity guard (roll back the substep), integration, the warm-start cache
 //
 // World::step stays beside it as the CPU reference: it also runs what this pipeline does not
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "engine/exec/pipeline_collide.h"
+#include "engine/exec/pipeline_ccp_solve.h"
 #include "engine/exec/pipeline_newton.h"
 
 namespace cs {
@@ -84,6 +86,11 @@ void recordIntegrate(Exec& ex, PipelineData<Exec>& d, Real h) {
     ex.forEach(d.contactCapacity, &c->warmCount, nullptr, [=] CS_LAMBDA(int i) { warm[i] = warmNext[i]; });
 }
 
+// The CCP model with a first-order solver (PJ, PGS, APGD) rather than the Newton iteration.
+inline bool ccpFirstOrder(const SolverSettings& s) {
+    return s.contactModel == ContactModelType::CCP && s.ccp.solver != CcpSolverType::Newton;
+}
+
 // One step (settings.substeps substeps) into the executor's queue. Stamps 5 s .. 5 s + 5 bound
 // the stages of substep s: broad (with prepare), narrow, contact rows, solve, integrate.
 template <class Exec>
@@ -100,7 +107,8 @@ void recordStep(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws, bool s
         ex.stamp(t + 2);
         recordContactRows(ex, d, ws, h);
         ex.stamp(t + 3);
-        recordSolve(ex, d, ws.solver, h, sorted);
+        if (ccpFirstOrder(ws.solver)) recordCcpSolve(ex, d, ws.solver, h, sorted);
+        else recordSolve(ex, d, ws.solver, h, sorted);
         ex.stamp(t + 4);
         recordIntegrate(ex, d, h);
         ex.stamp(t + 5);

@@ -101,7 +101,8 @@ std::vector<double> PipelineWorld<Exec>::signature(bool sorted) const {
             double(int(s.linearSolver)), double(s.newtonIterations), double(s.linearIterations),
             double(s.newtonTolerance), double(s.linearTolerance), double(s.damping), double(s.regularization),
             double(s.warmStart), double(s.complementarityPreconditioner), double(s.stabilization),
-            double(s.maxPushoutSpeed)};
+            double(s.maxPushoutSpeed), double(int(s.contactModel)), double(int(s.ccp.solver)),
+            double(s.ccp.iterations), double(s.ccp.tolerance), double(s.ccp.omega)};
 }
 
 template <class Exec>
@@ -110,6 +111,13 @@ void PipelineWorld<Exec>::step() {
     if (!uploaded_ || d_.bodies != world_.model().bodyCount() || state.time != lastTime_) upload();
     const int n = d_.bodies;
     const bool sorted = options_.deterministic || !Exec::kHasAtomicScatter;
+    const bool ccp = ccpFirstOrder(world_.settings.solver);
+    const int history = ccp ? ccpHistoryLength(world_.settings.solver.ccp) : 0;
+    if (ccp && d_.ccpHistory.capacity() < size_t(history)) {
+        d_.ccpHistory.reserve(history);
+        ++generation_;
+    }
+    CcpControl ccpControl{};
     ex_.copy(d_.startPos.data(), d_.pos.data(), n);
     ex_.copy(d_.startRot.data(), d_.rot.data(), n);
     ex_.copy(d_.startLinVel.data(), d_.linVel.data(), n);
@@ -128,6 +136,11 @@ void PipelineWorld<Exec>::step() {
         ex_.download(state.rot.data(), d_.rot.data(), n);
         ex_.download(state.linVel.data(), d_.linVel.data(), n);
         ex_.download(state.angVel.data(), d_.angVel.data(), n);
+        if (ccp) {
+            ex_.download(&ccpControl, d_.ccp.data(), 1);
+            stats_.ccpMerit.resize(history);
+            ex_.download(stats_.ccpMerit.data(), d_.ccpHistory.data(), history);
+        }
         ex_.sync();   // the one synchronization of the step
         if (!d_.hostCounters.overflow) break;
         grow();   // and run the step again from its start
@@ -155,8 +168,9 @@ void PipelineWorld<Exec>::step() {
     stats_.newtonIterations = c.newtonIterations;
     stats_.linearIterations = c.linearIterations;
     stats_.residualFinal = c.merit;
-    const int history = c.rowCount > 0 ? std::min(c.newtonIterations + 1, kMaxNewtonHistory) : 0;
-    stats_.newtonResidual.assign(c.newtonResidual, c.newtonResidual + history);
+    const int newtonHistory = c.rowCount > 0 && !ccp ? std::min(c.newtonIterations + 1, kMaxNewtonHistory) : 0;
+    stats_.newtonResidual.assign(c.newtonResidual, c.newtonResidual + newtonHistory);
+    stats_.ccpMerit.resize(ccp && c.rowCount > 0 ? ccpControl.iterations + 1 : 0);   // the last substep's
     stats_.linearResidual.clear();
     buffers_.pairs = c.pairCount;
     buffers_.contacts = c.contactCount;

@@ -1,98 +1,145 @@
 // The rows of one step as the cone complementarity problem of [CCP] eq. 10 (ccp_solvers.h):
-// blocks, the linear term p, the matrix-free gradient N x + p, projections and the merit.
+// blocks, the linear term p, the matrix-free gradient N x + p, projections, the merit, and the
+// colouring of the blocks for projected Gauss-Seidel.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <numeric>
 
-#include "engine/contact/ccp_cone_hd.h"
 #include "engine/solver/ccp_solvers.h"
+#include "engine/solver/linear_solvers.h"
+#include "gpu/step_hd.h"
 
 namespace cs {
 
-namespace {
-Vec3 block3(const Real* x, int k) { return Vec3{x[k], x[k + 1], x[k + 2]}; }
-}  // namespace
+static_assert(kCcpColours == kGpuMaxColours, "the CPU's block colouring is the device's");
 
-void CcpProblem::setup(const ConstraintRows& rows, const BodyVelocities& bodies, Real h) {
-    rows_ = &rows;
+void CcpProblem::setup(const ConstraintRows& rows, const BodyVelocities& bodies, Real h, bool colour) {
     bodies_ = &bodies;
     const int n = rows.size();
+    view_ = RowSystemView{};
+    view_.rowCount = n;
+    view_.bodyCount = (int)bodies.invMass.size();
+    view_.bodyA = rows.bodyA.data();
+    view_.bodyB = rows.bodyB.data();
+    view_.jacobianA = rows.jacobianA.data();
+    view_.jacobianB = rows.jacobianB.data();
+    view_.compliance = rows.softness.data();
+    view_.invMass = bodies.invMass.data();
+    view_.invInertia = bodies.invInertia.data();
+    if (rows.wideRows > 0) {   // rows on up to four bodies (engine/fem/)
+        view_.bodyC = rows.bodyC.data();
+        view_.bodyD = rows.bodyD.data();
+        view_.jacobianC = rows.jacobianC.data();
+        view_.jacobianD = rows.jacobianD.data();
+    }
     const Spatial zero{{0, 0, 0}, {0, 0, 0}};
-    minvJA_.resize(n);
-    minvJB_.resize(n);
+    auto minvJ = [&](const int* body, const Spatial* jacobian, std::vector<Spatial>& out) {
+        out.resize(n);
+        for (int i = 0; i < n; ++i) out[i] = body[i] >= 0 ? applyInvMass(view_, body[i], jacobian[i]) : zero;
+        return out.data();
+    };
     diagonal.resize(n);
     offset.resize(n);
     p.resize(n);
+    rowScale.resize(n);
+    for (int i = 0; i < n; ++i) {
+        diagonal[i] = rowDiagonal(view_, i);
+        offset[i] = ccpRowOffset(rows.kind[i], rows.bias[i], h);
+    }
+    view_.invMassJacobianA = minvJ(view_.bodyA, view_.jacobianA, minvJA_);
+    view_.invMassJacobianB = minvJ(view_.bodyB, view_.jacobianB, minvJB_);
+    if (view_.bodyC) {
+        view_.invMassJacobianC = minvJ(view_.bodyC, view_.jacobianC, minvJC_);
+        view_.invMassJacobianD = minvJ(view_.bodyD, view_.jacobianD, minvJD_);
+    }
+    runStart_.resize(n + 1);
+    view_.runCount = findRuns(n, rows.bodyA.data(), rows.bodyB.data(), runStart_.data(), view_.bodyC, view_.bodyD);
+    view_.runStart = runStart_.data();
+
     blockFirst.clear();
     blockKind.clear();
     blockScale.clear();
     mu.clear();
     limit.clear();
-    for (int i = 0; i < n; ++i) {
-        const int a = rows.bodyA[i], b = rows.bodyB[i];
-        minvJA_[i] = a >= 0 ? Spatial{bodies.invMass[a] * rows.jacobianA[i].lin, bodies.invInertia[a] * rows.jacobianA[i].ang} : zero;
-        minvJB_[i] = b >= 0 ? Spatial{bodies.invMass[b] * rows.jacobianB[i].lin, bodies.invInertia[b] * rows.jacobianB[i].ang} : zero;
-        diagonal[i] = dot(rows.jacobianA[i], minvJA_[i]) + dot(rows.jacobianB[i], minvJB_[i]) + rows.softness[i];
-        // d_i,0 of section 4: Phi / h for a normal row; the bilateral rows' bias is already m/s.
-        const int kind = rows.kind[i];
-        offset[i] = kind == int(RowKind::Normal) || kind == int(RowKind::Group) ? rows.bias[i] / h
-                    : kind == int(RowKind::Bilateral)                            ? rows.bias[i]
-                                                                                 : Real(0);
-    }
     for (int i = 0; i < n;) {
         const bool cone = rows.kind[i] == int(RowKind::Normal) && i + 2 < n && rows.kind[i + 1] == int(RowKind::Friction) &&
                           rows.kind[i + 2] == int(RowKind::Friction);
-        const int size = cone ? 3 : 1;
+        const BlockKind kind = cone ? Cone : rows.kind[i] == int(RowKind::Bilateral) ? Bilateral : Unilateral;
+        const int size = ccpBlockSize(kind);
         blockFirst.push_back(i);
-        blockKind.push_back(cone ? Cone : rows.kind[i] == int(RowKind::Bilateral) ? Bilateral : Unilateral);
-        Real s = 0;
-        for (int k = i; k < i + size; ++k) s += diagonal[k];
-        s /= size;
-        blockScale.push_back(s > 0 ? s : Real(1));
+        blockKind.push_back(kind);
+        blockScale.push_back(ccpBlockScale(&diagonal[i], size));
+        for (int k = i; k < i + size; ++k) rowScale[k] = blockScale.back();
         mu.push_back(cone ? rows.mu[i + 1] : Real(0));
         limit.push_back(rows.maxImpulse[i]);
         i += size;
     }
-    std::vector<Spatial> u(bodies.unconstrained);
-    for (int i = 0; i < n; ++i) p[i] = rowGradient(i, u.data(), nullptr);
+    for (int i = 0; i < n; ++i) p[i] = rowGradient(i, bodies.unconstrained.data(), nullptr);
+    colourOrder.clear();
+    colourStart.clear();
+    if (colour) colourBlocks(rows, bodies);
+}
+
+// Jones-Plassmann rounds over the blocks (a block's bodies are its first row's), as the device
+// pipeline colours them: the same hashed priorities and rounds, so the same colours. A block on
+// four bodies goes to the serial range.
+void CcpProblem::colourBlocks(const ConstraintRows& rows, const BodyVelocities& bodies) {
+    const int nb = blockCount(), bodyCount = (int)bodies.invMass.size();
+    std::vector<int> bodyA(nb), bodyB(nb), round(nb, -1), colour(nb, -1), start(bodyCount + 1);
+    std::vector<uint64_t> keys;
+    for (int b = 0; b < nb; ++b) {
+        bodyA[b] = rows.bodyA[blockFirst[b]];
+        bodyB[b] = rows.bodyB[blockFirst[b]];
+        for (int body : {bodyA[b], bodyB[b]})
+            if (body >= 0 && bodies.invMass[body] > 0) keys.push_back(scatterEntryKey(body, b));
+    }
+    std::sort(keys.begin(), keys.end());
+    for (int body = 0; body <= bodyCount; ++body) start[body] = scatterEntryStart(keys.data(), (int)keys.size(), body);
+    RowSystemView blocks;
+    blocks.rowCount = nb;
+    blocks.bodyCount = bodyCount;
+    blocks.bodyA = bodyA.data();
+    blocks.bodyB = bodyB.data();
+    blocks.invMass = bodies.invMass.data();
+    for (int k = 0; k < kGpuColourRounds; ++k)
+        for (int b = 0; b < nb; ++b) {   // a block coloured in round k still counts as pending in it
+            if (round[b] >= 0) continue;
+            const int chosen = colourRowInRound(blocks, keys.data(), start.data(), round.data(), colour.data(), b, k);
+            if (chosen < 0) continue;
+            colour[b] = chosen;
+            round[b] = k;
+        }
+    std::vector<int> key(nb);
+    for (int b = 0; b < nb; ++b) {
+        const int first = blockFirst[b];
+        const bool wide = rows.wideRows > 0 && (rows.bodyC[first] >= 0 || rows.bodyD[first] >= 0);
+        key[b] = colour[b] < 0 || wide ? kCcpColours : colour[b];
+    }
+    colourOrder.resize(nb);
+    std::iota(colourOrder.begin(), colourOrder.end(), 0);
+    std::stable_sort(colourOrder.begin(), colourOrder.end(), [&](int a, int b) { return key[a] < key[b]; });
+    colourStart.resize(kCcpColours + 2);
+    for (int c = 0; c <= kCcpColours + 1; ++c)
+        colourStart[c] = int(std::lower_bound(colourOrder.begin(), colourOrder.end(), c,
+                                              [&](int b, int value) { return key[b] < value; }) -
+                             colourOrder.begin());
 }
 
 Real CcpProblem::rowGradient(int i, const Spatial* u, const Real* x) const {
-    const ConstraintRows& r = *rows_;
-    Real g = offset[i] + (x ? r.softness[i] * x[i] : Real(0));
-    if (r.bodyA[i] >= 0) g += dot(r.jacobianA[i], u[r.bodyA[i]]);
-    if (r.bodyB[i] >= 0) g += dot(r.jacobianB[i], u[r.bodyB[i]]);
-    return g;
-}
-
-void CcpProblem::addImpulse(int i, Real dx, Spatial* velocity) const {
-    const ConstraintRows& r = *rows_;
-    if (r.bodyA[i] >= 0) velocity[r.bodyA[i]] = velocity[r.bodyA[i]] + dx * minvJA_[i];
-    if (r.bodyB[i] >= 0) velocity[r.bodyB[i]] = velocity[r.bodyB[i]] + dx * minvJB_[i];
+    return ccpRowGradient(view_, i, u, offset[i], x ? x[i] : Real(0));
 }
 
 // u = u~ + M^-1 J^T x (eq. 9), then g = J u + offset + C x = N x + p.
 void CcpProblem::gradient(const Real* x, Real* g, std::vector<Spatial>& velocity) const {
-    velocity = bodies_->unconstrained;
-    const int n = rowCount();
-    for (int i = 0; i < n; ++i) addImpulse(i, x[i], velocity.data());
-    for (int i = 0; i < n; ++i) g[i] = rowGradient(i, velocity.data(), x);
+    const int nb = (int)bodies_->unconstrained.size();
+    velocity.resize(nb);
+    scatterImpulses(view_, x, velocity.data());
+    for (int b = 0; b < nb; ++b) velocity[b] = bodies_->unconstrained[b] + velocity[b];
+    for (int i = 0; i < rowCount(); ++i) g[i] = rowGradient(i, velocity.data(), x);
 }
 
-void CcpProblem::projectBlock(int b, Real* x) const {
-    const int k = blockFirst[b];
-    switch (blockKind[b]) {
-    case Cone: {
-        const Vec3 v = projectFrictionCone(block3(x, k), mu[b]);
-        x[k] = v.x;
-        x[k + 1] = v.y;
-        x[k + 2] = v.z;
-        break;
-    }
-    case Unilateral: x[k] = std::max(x[k], Real(0)); break;
-    default: x[k] = std::clamp(x[k], -limit[b], limit[b]); break;   // B_j = R, or the drag's box
-    }
-}
+void CcpProblem::projectBlock(int b, Real* x) const { ccpProjectBlock(x, blockFirst[b], blockKind[b], mu[b], limit[b]); }
 
 void CcpProblem::project(Real* x) const {
     for (int b = 0; b < blockCount(); ++b) projectBlock(b, x);
@@ -101,19 +148,8 @@ void CcpProblem::project(Real* x) const {
 // ||(x - Pi(x - g / s)) s|| over the blocks (ccp_cone_hd.h coneNaturalResidual), m/s.
 Real CcpProblem::merit(const Real* x, const Real* g) const {
     Real sum = 0;
-    for (int b = 0; b < blockCount(); ++b) {
-        const int k = blockFirst[b];
-        const Real s = blockScale[b];
-        if (blockKind[b] == Cone) {
-            const Vec3 r = coneNaturalResidual(block3(x, k), block3(g, k), s, mu[b]);
-            sum += lengthSq(r);
-            continue;
-        }
-        Real y = x[k] - g[k] / s;
-        y = blockKind[b] == Unilateral ? std::max(y, Real(0)) : std::clamp(y, -limit[b], limit[b]);
-        const Real r = s * (x[k] - y);
-        sum += r * r;
-    }
+    for (int b = 0; b < blockCount(); ++b)
+        sum += ccpBlockMeritSq(x, g, blockFirst[b], blockKind[b], blockScale[b], mu[b], limit[b]);
     return std::sqrt(sum);
 }
 
@@ -127,29 +163,32 @@ Real CcpProblem::objective(const Real* x, const Real* g) const {
 // converges for omega < 2 / lambda_max(D N). lambda_max by ten power iterations from a vector of
 // ones (an estimate from below), omega = 1 / estimate. A fixed omega diverges where a body has
 // many contacts (lambda_max(D N) grows with them).
-Real CcpProblem::jacobiOmega(std::vector<Real>& x, std::vector<Real>& y, std::vector<Spatial>& velocity) const {
+Real CcpProblem::jacobiOmega(std::vector<Real>& x, std::vector<Real>& y, std::vector<Spatial>& w) const {
     const int n = rowCount();
     x.assign(n, Real(1));
     y.resize(n);
+    w.resize(bodies_->unconstrained.size());
     Real estimate = 1;
     for (int it = 0; it < 10; ++it) {
-        velocity.assign(bodies_->unconstrained.size(), Spatial{{0, 0, 0}, {0, 0, 0}});
-        for (int i = 0; i < n; ++i) addImpulse(i, x[i], velocity.data());
-        Real norm = 0;
-        for (int b = 0; b < blockCount(); ++b)
-            for (int k = blockFirst[b], e = k + (blockKind[b] == Cone ? 3 : 1); k < e; ++k) {
-                y[k] = (rowGradient(k, velocity.data(), x.data()) - offset[k]) / blockScale[b];
-                norm += y[k] * y[k];
-            }
+        scatterImpulses(view_, x.data(), w.data());
+        Real norm = 0, xnorm = 0;
+        for (int i = 0; i < n; ++i) {
+            y[i] = ccpRowGradient(view_, i, w.data(), 0, x[i]) / rowScale[i];
+            norm += y[i] * y[i];
+        }
+        for (int i = 0; i < n; ++i) xnorm += x[i] * x[i];
         norm = std::sqrt(norm);
-        Real xnorm = 0;
-        for (Real v : x) xnorm += v * v;
         xnorm = std::sqrt(xnorm);
         if (!(norm > 0) || !(xnorm > 0)) break;
         estimate = norm / xnorm;
         for (int i = 0; i < n; ++i) x[i] = y[i] / norm;
     }
     return Real(1) / std::max(estimate, Real(1e-12));
+}
+
+void CcpProblem::gaussSeidelSweep(Real omega, Real* x, Spatial* u) const {
+    for (int b : colourOrder)
+        ccpGaussSeidelBlock(view_, offset.data(), blockFirst[b], blockKind[b], omega / blockScale[b], mu[b], limit[b], x, u);
 }
 
 CcpCheck checkCcp(const ConstraintRows& rows, const BodyVelocities& bodies, Real h) {
@@ -161,7 +200,8 @@ CcpCheck checkCcp(const ConstraintRows& rows, const BodyVelocities& bodies, Real
     for (int b = 0; b < problem.blockCount(); ++b) {
         if (problem.blockKind[b] != CcpProblem::Cone) continue;
         const int k = problem.blockFirst[b];
-        const ConeComplementarity c = coneComplementarity(block3(rows.lambda.data(), k), block3(g.data(), k), problem.mu[b]);
+        const ConeComplementarity c =
+            coneComplementarity(Vec3{rows.lambda[k], rows.lambda[k + 1], rows.lambda[k + 2]}, Vec3{g[k], g[k + 1], g[k + 2]}, problem.mu[b]);
         check.primal = std::max(check.primal, c.primal);
         check.dual = std::max(check.dual, c.dual);
         check.product = std::max(check.product, c.product);

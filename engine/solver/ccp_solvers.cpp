@@ -10,16 +10,8 @@ namespace cs {
 
 namespace {
 
-Real dotN(const std::vector<Real>& a, const std::vector<Real>& b) {
-    Real s = 0;
-    for (size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
-    return s;
-}
-
-int blockSize(const CcpProblem& p, int b) { return p.blockKind[b] == CcpProblem::Cone ? 3 : 1; }
-
-// Projected Jacobi: every block from the same iterate, gamma_k <- Pi(gamma_k - omega g_k / s_k).
-// g of the iterate is at hand before each sweep, so its merit is recorded for free.
+// Projected Jacobi: every block from the same iterate, gamma_k <- Pi(gamma_k - omega g_k / s_k),
+// then g = N gamma + p of the new iterate (one scatter and one gather per sweep).
 void projectedJacobi(const CcpSettings& settings, CcpScratch& s, Real* x, SolveStats& stats) {
     const CcpProblem& p = s.problem;
     const Real omega = settings.omega > 0 ? settings.omega : p.jacobiOmega(s.y, s.gy, s.velocity);
@@ -27,103 +19,102 @@ void projectedJacobi(const CcpSettings& settings, CcpScratch& s, Real* x, SolveS
     stats.ccpMerit.push_back(p.merit(x, s.g.data()));
     for (int it = 0; it < settings.iterations && stats.ccpMerit.back() > settings.tolerance; ++it) {
         for (int b = 0; b < p.blockCount(); ++b) {
-            const int k = p.blockFirst[b], e = k + blockSize(p, b);
+            const int k = p.blockFirst[b];
             const Real step = omega / p.blockScale[b];
-            for (int i = k; i < e; ++i) s.previous[i] = x[i], x[i] -= step * s.g[i];
+            for (int i = k; i < k + ccpBlockSize(p.blockKind[b]); ++i) x[i] = x[i] - step * s.g[i];
             p.projectBlock(b, x);
-            for (int i = k; i < e; ++i) p.addImpulse(i, x[i] - s.previous[i], s.velocity.data());
         }
-        for (int i = 0; i < p.rowCount(); ++i) s.g[i] = p.rowGradient(i, s.velocity.data(), x);
+        p.gradient(x, s.g.data(), s.velocity);
         stats.ccpMerit.push_back(p.merit(x, s.g.data()));
         stats.linearIterations = it + 1;
     }
 }
 
-// Projected Gauss-Seidel: block after block, each seeing the velocity changes of those before.
+// Projected Gauss-Seidel: block after block in colour order, each seeing the velocity changes of
+// those before (CcpProblem::gaussSeidelSweep).
 void projectedGaussSeidel(const CcpSettings& settings, CcpScratch& s, Real* x, SolveStats& stats) {
     const CcpProblem& p = s.problem;
     const Real omega = settings.omega > 0 ? settings.omega : Real(1);
     p.gradient(x, s.g.data(), s.velocity);
     stats.ccpMerit.push_back(p.merit(x, s.g.data()));
     for (int it = 0; it < settings.iterations && stats.ccpMerit.back() > settings.tolerance; ++it) {
-        for (int b = 0; b < p.blockCount(); ++b) {
-            const int k = p.blockFirst[b], e = k + blockSize(p, b);
-            const Real step = omega / p.blockScale[b];
-            Real old[3];
-            for (int i = k; i < e; ++i) old[i - k] = x[i], x[i] -= step * p.rowGradient(i, s.velocity.data(), x);
-            p.projectBlock(b, x);
-            for (int i = k; i < e; ++i) p.addImpulse(i, x[i] - old[i - k], s.velocity.data());
-        }
+        p.gaussSeidelSweep(omega, x, s.velocity.data());
         for (int i = 0; i < p.rowCount(); ++i) s.g[i] = p.rowGradient(i, s.velocity.data(), x);
         stats.ccpMerit.push_back(p.merit(x, s.g.data()));
         stats.linearIterations = it + 1;
     }
 }
 
-// APGD (Mazhar et al. 2015, algorithm "APGD"; Chrono's ChSolverAPGD), f(x) = 1/2 x.N x + p.x:
-//   y_0 = x_0, theta_0 = 1, L_0 = |N (x_0 - x^)| / |x_0 - x^| for x^ = x_0 + 1
-//   per iteration: g_y = N y + p; x_new = Pi(y - g_y / L), doubling L until
-//     f(x_new) <= f(y) + g_y.(x_new - y) + L/2 |x_new - y|^2         (adaptive step)
-//   theta_new = (-theta^2 + theta sqrt(theta^2 + 4)) / 2,  beta = theta (1 - theta) / (theta^2 + theta_new)
-//   y = x_new + beta (x_new - x);  restart (y = x_new, theta = 1) when g_y.(x_new - x) > 0
-//   L = 0.9 L.   The iterate of least merit is returned.
+// APGD (Mazhar et al. 2015, algorithm "APGD"; Chrono's ChSolverAPGD) on the scaled problem: with
+// S = diag(s_k) per row and z = S^1/2 x, f(z) = 1/2 z.(S^-1/2 N S^-1/2) z + (S^-1/2 p).z over the
+// same cones (a cone is invariant under the positive scale of its block), so in x:
+//   L_0 = |S^-1/2 (g(x_0 + S^-1/2 1) - g(x_0))| / sqrt(n)
+//   trial: x_new = Pi(y - S^-1 g_y / L); accepted when
+//     f(x_new) <= f(y) + g_y.(x_new - y) + L/2 |x_new - y|_S^2, else L = 2 L and a new trial
+//   accepted: theta_new = (-theta^2 + theta sqrt(theta^2 + 4)) / 2,
+//     beta = theta (1 - theta) / (theta^2 + theta_new), y = x_new + beta (x_new - x), restart
+//     (y = x_new, theta = 1) when g_y.(x_new - x) > 0, L = 0.9 L.
+// The iterate of least merit is returned. Without the scaling one step 1/L serves every contact,
+// and a contact between heavy bodies (small N_kk) barely moves: on heavy_stack (4096:1) the cold
+// first step needed ~1000 iterations instead of ~500. The loop is flat (one trial per pass, the
+// caps of ccp_steps_hd.h), as the device pipeline runs it.
 void apgd(const CcpSettings& settings, CcpScratch& s, Real* xOut, SolveStats& stats) {
     const CcpProblem& p = s.problem;
     const int n = p.rowCount();
+    const Real* scale = p.rowScale.data();
     std::vector<Real>& x = s.x;        // x_k
     std::vector<Real>& y = s.y;
     std::vector<Real>& gy = s.gy;
-    std::vector<Real>& xn = s.previous;   // x_{k+1}
+    std::vector<Real>& xn = s.previous;   // the trial x_{k+1}
     x.assign(xOut, xOut + n);
-    for (int i = 0; i < n; ++i) xn[i] = x[i] + 1;
+    for (int i = 0; i < n; ++i) xn[i] = x[i] + Real(1) / std::sqrt(scale[i]);
     p.gradient(x.data(), s.g.data(), s.velocity);
     p.gradient(xn.data(), gy.data(), s.velocity);
-    Real num = 0, den = Real(n);
-    for (int i = 0; i < n; ++i) num += (gy[i] - s.g[i]) * (gy[i] - s.g[i]);
-    Real lipschitz = std::sqrt(num / den);
+    Real num = 0;
+    for (int i = 0; i < n; ++i) num += (gy[i] - s.g[i]) * (gy[i] - s.g[i]) / scale[i];
+    Real lipschitz = std::sqrt(num / Real(n));
     if (!(lipschitz > 0)) lipschitz = 1;
     Real bestMerit = p.merit(x.data(), s.g.data());
     stats.ccpMerit.push_back(bestMerit);
     s.best = x;
     y = x;
+    gy = s.g;
+    Real fy = p.objective(y.data(), gy.data());
     Real theta = 1;
-    for (int it = 0; it < settings.iterations && bestMerit > settings.tolerance; ++it) {
-        p.gradient(y.data(), gy.data(), s.velocity);
-        const Real fy = p.objective(y.data(), gy.data());
-        for (int tries = 0;; ++tries) {
-            for (int i = 0; i < n; ++i) xn[i] = y[i] - gy[i] / lipschitz;
-            p.project(xn.data());
-            p.gradient(xn.data(), s.g.data(), s.velocity);
-            Real model = fy, dist = 0;
-            for (int i = 0; i < n; ++i) {
-                model += gy[i] * (xn[i] - y[i]);
-                dist += (xn[i] - y[i]) * (xn[i] - y[i]);
-            }
-            const Real f = p.objective(xn.data(), s.g.data());
-            const Real slack = Real(1e-12) * (std::fabs(f) + std::fabs(fy));   // rounding of f near convergence
-            if (f <= model + Real(0.5) * lipschitz * dist + slack || tries >= 60) break;
+    int iterations = 0, doublings = 0;
+    const int trials = apgdMaxTrials(settings.iterations);
+    for (int trial = 0; trial < trials && iterations < settings.iterations && bestMerit > settings.tolerance; ++trial) {
+        for (int i = 0; i < n; ++i) xn[i] = y[i] - gy[i] / (scale[i] * lipschitz);
+        p.project(xn.data());
+        p.gradient(xn.data(), s.g.data(), s.velocity);
+        Real gStep = 0, dist = 0;
+        for (int i = 0; i < n; ++i) gStep += gy[i] * (xn[i] - y[i]);
+        for (int i = 0; i < n; ++i) dist += scale[i] * (xn[i] - y[i]) * (xn[i] - y[i]);
+        const Real f = p.objective(xn.data(), s.g.data());
+        if (!apgdSufficientDecrease(f, fy, gStep, lipschitz, dist) && doublings < kApgdMaxDoublings) {
             lipschitz *= 2;
+            doublings++;
+            continue;
         }
-        const Real thetaNext = Real(0.5) * (-theta * theta + theta * std::sqrt(theta * theta + 4));
-        const Real beta = theta * (1 - theta) / (theta * theta + thetaNext);
+        doublings = 0;
         Real progress = 0;
         for (int i = 0; i < n; ++i) progress += gy[i] * (xn[i] - x[i]);
         const Real m = p.merit(xn.data(), s.g.data());
+        const Real thetaNext = apgdThetaNext(theta), beta = apgdBeta(theta, thetaNext);
         stats.ccpMerit.push_back(m);
-        stats.linearIterations = it + 1;
+        stats.linearIterations = ++iterations;
         if (m < bestMerit) {
             bestMerit = m;
             s.best = xn;
         }
-        if (progress > 0) {   // gradient restart
-            y = xn;
-            theta = 1;
-        } else {
-            for (int i = 0; i < n; ++i) y[i] = xn[i] + beta * (xn[i] - x[i]);
-            theta = thetaNext;
-        }
+        const bool restart = progress > 0;   // gradient restart
+        for (int i = 0; i < n; ++i) y[i] = restart ? xn[i] : xn[i] + beta * (xn[i] - x[i]);
+        theta = restart ? Real(1) : thetaNext;
         x = xn;
         lipschitz *= Real(0.9);
+        if (iterations == settings.iterations || !(bestMerit > settings.tolerance)) break;
+        p.gradient(y.data(), gy.data(), s.velocity);
+        fy = p.objective(y.data(), gy.data());
     }
     std::copy(s.best.begin(), s.best.end(), xOut);
 }
@@ -160,7 +151,7 @@ void solveCcp(const SolverSettings& settings, Real h, ConstraintRows& rows, Body
               CcpScratch& s, SolveStats& stats) {
     stats = SolveStats{};
     CcpProblem& p = s.problem;
-    p.setup(rows, bodies, h);
+    p.setup(rows, bodies, h, settings.ccp.solver == CcpSolverType::GaussSeidel);
     const int n = rows.size();
     s.g.resize(n);
     s.previous.resize(n);

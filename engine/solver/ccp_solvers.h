@@ -14,11 +14,14 @@
 //                 same iterate (Tasora and Anitescu's scaled projected iteration, eta_k = 1 over
 //                 the block's mean diagonal of N)
 //   GaussSeidel   projected Gauss-Seidel: the same update block after block, each seeing the
-//                 velocities of the blocks before it
+//                 velocities of the blocks before it, in colour order (blocks of one colour share
+//                 no dynamic body, so the device sweeps a colour in parallel)
 //   APGD          Nesterov-accelerated projected gradient with adaptive step (backtracking on the
 //                 Lipschitz estimate L, which then shrinks by 0.9 per iteration) and gradient
 //                 restart, returning the iterate of least merit (Mazhar, Heyn, Tasora, Negrut
-//                 2015, the method Chrono ships as its APGD solver)
+//                 2015, the method Chrono ships as its APGD solver), on the problem scaled by
+//                 the blocks' scales (x = S^-1/2 z: the diagonal preconditioning that makes the
+//                 steps independent of the bodies' masses)
 //   Newton        the non-smooth Newton iteration of newton.cpp over the same rows: normal rows
 //                 that carry mu are relaxed by -h mu |v_T| (constraint_rows.h evalRow), its NCP
 //                 friction rows are Coulomb's law, so its fixed point is eq. 5d, i.e. eq. 7. The
@@ -31,43 +34,58 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/solver/ccp_steps_hd.h"
 #include "engine/solver/newton.h"
 #include "engine/world.h"
 
 namespace cs {
 
-// The rows of one step as eq. 10: blocks, offsets and the matrix-free products.
+// The rows of one step as eq. 10: blocks, offsets and the matrix-free products. The per-row and
+// per-block arithmetic is ccp_steps_hd.h's and the scatter u = u~ + M^-1 J^T x is the Newton
+// solve's (linear_solvers.h scatterImpulses, summed by runs of rows on one body pair), so that
+// the device pipeline (engine/exec/pipeline_ccp.h) reproduces these solvers bit for bit.
 class CcpProblem {
 public:
-    enum BlockKind : uint8_t { Bilateral = 0, Unilateral = 1, Cone = 2 };
-    void setup(const ConstraintRows& rows, const BodyVelocities& bodies, Real h);
+    enum BlockKind : uint8_t { Bilateral = kCcpBilateral, Unilateral = kCcpUnilateral, Cone = kCcpCone };
+    // colour: also colour the blocks for projected Gauss-Seidel (colourOrder, colourStart).
+    void setup(const ConstraintRows& rows, const BodyVelocities& bodies, Real h, bool colour = false);
 
     int rowCount() const { return (int)offset.size(); }
     int blockCount() const { return (int)blockFirst.size(); }
     // g = N x + p (m/s): u = u~ + M^-1 J^T x into velocity, then each row's velocity.
     void gradient(const Real* x, Real* g, std::vector<Spatial>& velocity) const;
-    // Row k's g from body velocities u that belong to impulses x.
+    // Row k's g from body velocities u that belong to impulses x (x null: zero impulses).
     Real rowGradient(int row, const Spatial* u, const Real* x) const;
-    void addImpulse(int row, Real dx, Spatial* velocity) const;   // velocity += M^-1 J_k^T dx
     void projectBlock(int block, Real* x) const;                  // onto C_k
     void project(Real* x) const;
     Real merit(const Real* x, const Real* g) const;               // natural-map residual, m/s
     Real objective(const Real* x, const Real* g) const;           // 1/2 x.N x + p.x = 1/2 x.(g + p)
-    Real jacobiOmega(std::vector<Real>& x, std::vector<Real>& y, std::vector<Spatial>& velocity) const;
+    Real jacobiOmega(std::vector<Real>& x, std::vector<Real>& y, std::vector<Spatial>& w) const;
+    // One projected Gauss-Seidel sweep over the blocks in colour order, u kept current.
+    void gaussSeidelSweep(Real omega, Real* x, Spatial* u) const;
+    const RowSystemView& view() const { return view_; }
 
     std::vector<int> blockFirst;        // (blocks) first row
     std::vector<uint8_t> blockKind;     // (blocks) BlockKind; Cone blocks span 3 rows
     std::vector<Real> blockScale;       // (blocks) mean diagonal of N over the block, 1/kg
+    std::vector<Real> rowScale;         // (rows) the scale of the row's block
     std::vector<Real> offset;           // (rows) Phi/h (normal), bias (bilateral), 0 (friction)
     std::vector<Real> p;                // (rows) J u~ + offset: the linear term of eq. 11
     std::vector<Real> diagonal;         // (rows) N_kk
     std::vector<Real> mu;               // (blocks) cone slope
     std::vector<Real> limit;            // (blocks) bilateral impulse bound (the drag's)
+    // Gauss-Seidel order: blocks sorted by colour, colours 0 .. kCcpColours - 1 share no dynamic
+    // body within a colour; the last range [colourStart[kCcpColours], blockCount) is swept in
+    // order. The colouring is the device pipeline's (gpu/step_hd.h colourRowInRound over blocks).
+    std::vector<int> colourOrder, colourStart;
 
 private:
-    const ConstraintRows* rows_ = nullptr;
+    void colourBlocks(const ConstraintRows& rows, const BodyVelocities& bodies);
+
     const BodyVelocities* bodies_ = nullptr;
-    std::vector<Spatial> minvJA_, minvJB_;
+    RowSystemView view_;
+    std::vector<Spatial> minvJA_, minvJB_, minvJC_, minvJD_;
+    std::vector<int> runStart_;
 };
 
 struct CcpScratch {
