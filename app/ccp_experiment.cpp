@@ -4,8 +4,9 @@
 //   ccp-pile     a granular pile of spheres and cubes (half and half, 10 cm, on a lattice in a
 //                walled box, every body touching its neighbours) for each --sizes N: one step
 //                solved by each CCP solver from the same state (warm impulses of --settle PGS
-//                steps), the CCP merit after every iteration, and the solve time per step at
-//                --iters iterations (one thread: the CCP solvers are serial).
+//                steps), the CCP merit after every iteration until it is below --tol (RMS over
+//                the contacts, m/s: the merit's 2-norm below tol x sqrt(contacts)) or --iters
+//                iterations, and the solve time of that step (one thread).
 //                  ccp_pile_residual.csv  size, solver, iteration, merit (m/s)
 //                  ccp_pile_time.csv      size, solver, bodies, contacts, iterations, solve ms, final merit
 //   ccp-liftoff  and ccp-scenes: app/ccp_experiment_scenes.cpp.
@@ -30,12 +31,15 @@ namespace cs {
 
 namespace {
 
-// A walled box holding N bodies on a lattice of pitch 2r: per layer nx x nx sites, cubes (half
-// extent r) and spheres (radius r) chosen by a SplitMix64 stream of the seed, every body at rest
-// touching the ones below and beside it (each site shifted by up to 0.2 mm sideways, inside the
-// contact margin).
+// A walled box holding N bodies on a lattice: per layer nx x nx sites, cubes (half extent r) and
+// spheres (radius r) chosen by a SplitMix64 stream of the seed, every body at rest on the one
+// below (vertical pitch 2r) with 2 mm between neighbours in a layer (inside the contact margin,
+// so their contacts are in the problem), each site shifted by up to 0.2 mm sideways. The gaps
+// matter: a lattice of pitch 2r exactly filling the box is jammed, the sum of the gaps along a
+// row from wall to wall is zero, and once a settling step compresses it the problem of eq. 11
+// is unbounded (d_n >= 0 cannot hold along the row, and the impulses grow without end).
 Model granularPile(int count, uint64_t seed) {
-    const Real r = Real(0.05), pitch = 2 * r;
+    const Real r = Real(0.05), pitch = 2 * r + Real(0.002);
     const int nx = std::max(2, int(std::lround(std::sqrt(count / 10.0))));
     const Real width = nx * pitch;
     uint64_t state = seed * 0x9E3779B97F4A7C15ull;
@@ -58,7 +62,7 @@ Model granularPile(int count, uint64_t seed) {
         d.pose.pos = pos;
         addBody(m, d, &err);
     };
-    const Real layers = Real(count / (nx * nx) + 1) * pitch, wallHalf = Real(0.5) * width;
+    const Real layers = Real(count / (nx * nx) + 1) * 2 * r, wallHalf = Real(0.5) * width;
     addStatic({wallHalf + 1, wallHalf + 1, Real(0.5)}, {wallHalf, wallHalf, Real(-0.5)});   // floor, top at z = 0
     addStatic({Real(0.05), wallHalf, layers}, {Real(-0.05), wallHalf, layers});
     addStatic({Real(0.05), wallHalf, layers}, {width + Real(0.05), wallHalf, layers});
@@ -78,8 +82,8 @@ Model granularPile(int count, uint64_t seed) {
             s.polytope = makeBox({r, r, r});
         }
         d.shapes.push_back(s);
-        d.pose.pos = {r + i * pitch + Real(0.0002 * (uniform() - 0.5)), r + j * pitch + Real(0.0002 * (uniform() - 0.5)),
-                      r + layer * pitch};
+        d.pose.pos = {Real(0.5) * pitch + i * pitch + Real(0.0002 * (uniform() - 0.5)),
+                      Real(0.5) * pitch + j * pitch + Real(0.0002 * (uniform() - 0.5)), r + layer * 2 * r};
         addBody(m, d, &err);
     }
     return m;
@@ -87,7 +91,8 @@ Model granularPile(int count, uint64_t seed) {
 
 struct PileOptions {
     std::vector<int> sizes{1000, 2000, 5000};
-    int iterations = 200;
+    int iterations = 1000;
+    double tolerance = 1e-4;   // m/s, RMS over the contacts: the solvers stop at this x sqrt(contacts)
     int settle = 3;
     std::string outDir = "docs";
 };
@@ -103,7 +108,7 @@ void runPile(const PileOptions& o) {
         std::exit(2);
     }
     std::fprintf(res, "size,solver,iteration,merit\n");
-    std::fprintf(tim, "size,solver,bodies,contacts,iterations,solve_ms,ms_per_iteration,final_merit\n");
+    std::fprintf(tim, "size,solver,bodies,contacts,iterations,solve_ms,ms_per_iteration,final_merit,tolerance,converged\n");
     struct Variant { const char* name; CcpSolverType type; };
     const Variant variants[] = {{"pj", CcpSolverType::Jacobi}, {"pgs", CcpSolverType::GaussSeidel},
                                 {"apgd", CcpSolverType::APGD}, {"newton-pcr", CcpSolverType::Newton}};
@@ -116,21 +121,25 @@ void runPile(const PileOptions& o) {
         World w(granularPile(size, 1), s);
         for (int k = 0; k < o.settle; ++k) w.step();
         const State start = w.state();
+        const Real tolerance = Real(o.tolerance * std::sqrt(double(std::max<size_t>(w.contacts().size(), 1))));
         for (const Variant& v : variants) {
             w.state() = start;
             w.settings.solver.ccp.solver = v.type;
             w.settings.solver.ccp.iterations = o.iterations;
-            w.settings.solver.ccp.tolerance = 0;   // every iteration, for the curve and the timing
+            w.settings.solver.ccp.tolerance = tolerance;
             w.settings.solver.newtonTolerance = 0;
             w.step();
             const SolveStats& st = w.solveStats();
             for (size_t k = 0; k < st.ccpMerit.size(); ++k) std::fprintf(res, "%d,%s,%zu,%.6e\n", size, v.name, k, double(st.ccpMerit[k]));
             const int iterations = v.type == CcpSolverType::Newton ? st.newtonIterations : int(st.ccpMerit.size()) - 1;
             const double ms = w.profile().solve * 1e3;
-            std::fprintf(tim, "%d,%s,%d,%zu,%d,%.3f,%.4f,%.6e\n", size, v.name, w.model().bodyCount() - 5, w.contacts().size(),
-                         iterations, ms, ms / std::max(iterations, 1), double(st.residualFinal));
-            std::printf("pile %6d bodies %-10s %6zu contacts: %4d iterations, solve %9.1f ms, CCP merit %.3e m/s\n", size, v.name,
-                        w.contacts().size(), iterations, ms, double(st.residualFinal));
+            const bool converged = st.residualFinal <= tolerance;
+            std::fprintf(tim, "%d,%s,%d,%zu,%d,%.3f,%.4f,%.6e,%.6e,%d\n", size, v.name, w.model().bodyCount() - 5,
+                         w.contacts().size(), iterations, ms, ms / std::max(iterations, 1), double(st.residualFinal),
+                         double(tolerance), int(converged));
+            std::printf("pile %6d bodies %-10s %6zu contacts: %4d iterations, solve %9.1f ms, CCP merit %.3e m/s%s\n", size,
+                        v.name, w.contacts().size(), iterations, ms, double(st.residualFinal),
+                        converged ? " (converged)" : "");
             std::fflush(stdout);
         }
     }
@@ -191,10 +200,19 @@ int runCcpExperiment(int argc, char** argv) {
                 return 2;
             }
         } else if (a == "--iters") pile.iterations = positive(value(), 100000);
+        else if (a == "--tol") {
+            const char* v = value();
+            char* end = nullptr;
+            pile.tolerance = std::strtod(v, &end);
+            if (!*v || *end != '\0' || !(pile.tolerance >= 0) || pile.tolerance > 1) {
+                std::fprintf(stderr, "sandbox experiment: bad value \"%s\" for --tol: expected m/s in [0, 1]\n", v);
+                return 2;
+            }
+        }
         else if (a == "--settle") pile.settle = positive(value(), 1000);
         else if (a == "--seconds") scenes.seconds = positive(value(), 1000);
         else {
-            std::fprintf(stderr, "sandbox experiment: unknown option %s (ccp experiments take --out, --sizes, --iters, --settle, --seconds)\n", a.c_str());
+            std::fprintf(stderr, "sandbox experiment: unknown option %s (ccp experiments take --out, --sizes, --iters, --tol, --settle, --seconds)\n", a.c_str());
             return 2;
         }
     }
