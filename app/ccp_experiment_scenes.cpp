@@ -97,12 +97,14 @@ void runCcpScenes(const CcpScenesOptions& o) {
     std::FILE* f = openCsv(o.outDir, "ccp_scenes.csv",
                            "scene,variant,steps,ms_per_step,final_kinetic_J,max_penetration_m,max_displacement_m,"
                            "mean_residual,max_ccp_separation_m,failed_steps");
-    struct Variant { const char* name; ContactModelType model; CcpSolverType ccp; };
-    const Variant variants[] = {{"standard", ContactModelType::Standard, CcpSolverType::APGD},
-                                {"peg", ContactModelType::PEG, CcpSolverType::APGD},
-                                {"ccp-apgd", ContactModelType::CCP, CcpSolverType::APGD},
-                                {"ccp-pgs", ContactModelType::CCP, CcpSolverType::GaussSeidel},
-                                {"ccp-newton", ContactModelType::CCP, CcpSolverType::Newton}};
+    struct Variant { const char* name; ContactModelType model; CcpSolverType ccp; int iterations; };
+    const Variant variants[] = {{"standard", ContactModelType::Standard, CcpSolverType::APGD, 100},
+                                {"peg", ContactModelType::PEG, CcpSolverType::APGD, 100},
+                                {"ccp-apgd", ContactModelType::CCP, CcpSolverType::APGD, 100},
+                                {"ccp-apgd-300", ContactModelType::CCP, CcpSolverType::APGD, 300},
+                                {"ccp-pgs", ContactModelType::CCP, CcpSolverType::GaussSeidel, 100},
+                                {"ccp-pj", ContactModelType::CCP, CcpSolverType::Jacobi, 100},
+                                {"ccp-newton", ContactModelType::CCP, CcpSolverType::Newton, 100}};
     for (const char* scene : {"heavy_stack", "arch", "card_house", "friction_ramp"})
         for (const Variant& v : variants) {
             Model m;
@@ -115,6 +117,7 @@ void runCcpScenes(const CcpScenesOptions& o) {
             }
             s.solver.contactModel = v.model;
             s.solver.ccp.solver = v.ccp;
+            s.solver.ccp.iterations = v.iterations;
             World w(m, s);
             const int steps = int(std::lround((o.seconds > 0 ? o.seconds : double(info.duration)) / double(s.dt)));
             double total = 0, residual = 0, penetration = 0, separation = 0;
