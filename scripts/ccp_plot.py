@@ -2,7 +2,7 @@
 """Figures of the CCP experiments from the CSV of `sandbox experiment ccp-all` (docs/ccp.md).
 
 Usage: /usr/bin/python3 scripts/ccp_plot.py [DIR]   (DIR defaults to docs/; reads and writes there)
-Writes ccp_pile.png (CCP merit per iteration, solve time against body count) and ccp_liftoff.png
+Writes ccp_pile.png (CCP merit per iteration, solve time per iteration against body count) and ccp_liftoff.png
 (the first step's lift against h mu |v_T|, the highest lift over 0.5 s). Needs python3-matplotlib.
 """
 import csv
@@ -43,12 +43,12 @@ def pile(d):
     a.grid(True, alpha=0.3)
     a.legend(fontsize=7)
     for solver, color in COLORS.items():
-        pts = sorted((int(r["bodies"]), float(r["solve_ms"])) for r in tim if r["solver"] == solver)
+        pts = sorted((int(r["bodies"]), float(r["ms_per_iteration"])) for r in tim if r["solver"] == solver)
         if pts:
             b.loglog([p[0] for p in pts], [p[1] for p in pts], "o-", color=color, label=solver)
     b.set_xlabel("bodies")
-    b.set_ylabel("solve time of the step (ms, 1 thread)")
-    b.set_title("solve time to the tolerance or the iteration cap (Newton: 8 x 40)")
+    b.set_ylabel("solve time per iteration (ms, 1 thread)")
+    b.set_title("time per iteration against body count (Newton: per Newton iteration of 40 PCR)")
     b.grid(True, which="both", alpha=0.3)
     b.legend(fontsize=8)
     fig.tight_layout()
