@@ -144,4 +144,17 @@ TEST_CASE("fem pick: nearest of rigid and FEM; the FEM pick starts a surface-poi
     const Vec3 now = femDragPoint(world.model(), world.state(), world.drag());
     MESSAGE("grabbed point " << length(now - target) << " m from the target after 2 s");
     CHECK(length(now - target) < Real(0.01));
+
+    // Release with a throw: every node of the body leaves with the cursor's velocity, so the
+    // body's momentum is its mass times it.
+    world.clearDrag();
+    const Vec3 v{Real(0.5), Real(-0.2), Real(1)};
+    throwFemBody(world, p.fem.tri, v);
+    Vec3 momentum{0, 0, 0};
+    Real mass = 0;
+    for (int i = 0; i < world.model().femNodeCount(); ++i) {
+        momentum += world.model().femNodeMass[i] * world.state().femVel[i];
+        mass += world.model().femNodeMass[i];
+    }
+    CHECK(length(momentum - mass * v) < 1e-12);
 }

@@ -279,15 +279,11 @@ bool SandboxApp::aimAt(const std::string& which, glm::vec2& pixel, int& body) {
         // The highest deformable body whose node centroid's cursor ray hits it first; body is
         // the index into Model::femBodies.
         for (int f = 0; f < (int)m.femBodies.size(); ++f) {
+            const FemBodyInfo& info = m.femBodies[f];
+            if (info.nodeCount == 0) continue;
             Vec3 c{0, 0, 0};
-            int n = 0;
-            for (int i = 0; i < m.femNodeCount(); ++i) {
-                if (m.femNodeBody[i] != f) continue;
-                c += w.state().femPos[i];
-                ++n;
-            }
-            if (n == 0) continue;
-            glm::vec3 p = toGlm(c / Real(n));
+            for (int i = info.firstNode; i < info.firstNode + info.nodeCount; ++i) c += w.state().femPos[i];
+            glm::vec3 p = toGlm(c / Real(info.nodeCount));
             glm::vec2 px;
             if (!camera.project(p, fbHeight_, vp, px) || viewportAt(px.x, px.y) != 0) continue;
             Ray ray = camera.pixelRay(px.x, px.y, fbHeight_, vp);

@@ -26,10 +26,10 @@ Real femDragEffectiveMass(const Model& model, const DragState& drag) {
 }
 
 Real femDragSpringMass(const Model& model, const DragState& drag) {
-    const int body = model.femNodeBody[model.femTris[drag.femTri][0]];
+    const FemBodyInfo& body = model.femBodies[model.femNodeBody[model.femTris[drag.femTri][0]]];
     Real mass = 0;
-    for (int i = 0; i < model.femNodeCount(); ++i)
-        if (model.femNodeBody[i] == body && model.femNodeInvMass[i] > 0) mass += model.femNodeMass[i];
+    for (int i = body.firstNode; i < body.firstNode + body.nodeCount; ++i)
+        if (model.femNodeInvMass[i] > 0) mass += model.femNodeMass[i];
     return mass;
 }
 

@@ -68,10 +68,10 @@ PickHit pickNearest(const World& world, Vec3 origin, Vec3 direction) {
 void throwFemBody(World& world, int tri, Vec3 v) {
     const Model& model = world.model();
     if (tri < 0 || tri >= (int)model.femTris.size()) return;
-    const int body = model.femNodeBody[model.femTris[tri][0]];
+    const FemBodyInfo& body = model.femBodies[model.femNodeBody[model.femTris[tri][0]]];
     State& state = world.state();
-    for (int i = 0; i < model.femNodeCount(); ++i)
-        if (model.femNodeBody[i] == body && model.femNodeInvMass[i] > 0) state.femVel[i] = v;
+    for (int i = body.firstNode; i < body.firstNode + body.nodeCount; ++i)
+        if (model.femNodeInvMass[i] > 0) state.femVel[i] = v;
 }
 
 }  // namespace cs
