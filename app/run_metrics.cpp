@@ -111,6 +111,8 @@ std::string summaryJson(const RunSummary& s) {
     j["substeps"] = s.substeps;
     j["steps"] = s.steps;
     j["bodies"] = s.bodies;
+    j["fem_tets"] = s.femTets;
+    j["fem_nodes"] = s.femNodes;
     j["seed"] = s.seed;
     j["threads"] = s.threads;
     j["thread_wait"] = s.threadWait;

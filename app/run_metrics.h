@@ -32,6 +32,7 @@ struct RunSummary {
     std::string scene, contact, solver, ncp, backend, precision;
     double dt = 0;
     int substeps = 1, steps = 0, bodies = 0, threads = 1;
+    int femTets = 0, femNodes = 0;          // deformable bodies' tets and nodes
     uint64_t seed = 0;
     std::string threadWait;        // how idle threads wait (app/thread_policy.h)
     double topDrift = 0;           // m: how far the body that started highest moved (the peer rows)

@@ -105,6 +105,8 @@ int runHeadless(const RunOptions& o) {
     s.dt = double(settings.dt);
     s.substeps = settings.substeps;
     s.bodies = model.bodyCount();
+    s.femTets = model.femTetCount();
+    s.femNodes = model.femNodeCount();
     s.seed = o.seed;
     s.threads = threads;
     s.threadWait = threadWaitPolicy();

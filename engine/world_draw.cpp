@@ -4,6 +4,7 @@
 #include "engine/collision/broad_phase.h"
 #include "engine/contact/contact_model.h"
 #include "engine/fem/fem_draw.h"
+#include "engine/fem/fem_drag.h"
 #include "engine/world.h"
 
 namespace cs {
@@ -107,8 +108,10 @@ void World::draw(DebugDraw& dd) const {
             if (dd.drawPoint) dd.drawPoint(pa, 7.0f, {1, 0.3f, 1, 1}, dd.context);
         }
     }
-    if (f.dragSpring && drag_.body >= 0 && dd.drawLine) {
-        Vec3 p = state_.pos[drag_.body] + rotate(state_.rot[drag_.body], drag_.localPoint);
+    if (f.dragSpring && (drag_.body >= 0 || drag_.femTri >= 0) && dd.drawLine) {
+        // The grabbed point: on the rigid body, or on the FEM surface triangle (fem_drag.h).
+        Vec3 p = drag_.body >= 0 ? state_.pos[drag_.body] + rotate(state_.rot[drag_.body], drag_.localPoint)
+                                 : femDragPoint(model_, state_, drag_);
         dd.drawLine(p, drag_.target, {1, 1, 1, 1}, dd.context);
         if (dd.drawPoint) {
             dd.drawPoint(p, 8.0f, {1, 1, 1, 1}, dd.context);

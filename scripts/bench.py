@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""make bench: the scene library under each linear solver, the pour3d step-size sweep, the GPU rows
-and the peer scenes of issue 20 (bench_peer.py).
+"""make bench: the scene library under each linear solver, the FEM rows of issue 18 (bench_fem.py),
+the pour3d step-size sweep, the GPU rows and the peer scenes of issue 20 (bench_peer.py).
 
 Runs `sandbox run SCENE --solver S --json` for every library scene and solver, prints a table and
 writes CSV under bench/results/<machine>/ (one folder per machine, as Box2D keeps its benchmark
@@ -113,6 +113,11 @@ def main():
             print(f"| {r['scene']} | {r['solver']} | {r['ms_per_step_mean']:.3f} | {r['ms_per_step_median']:.3f} | "
                   f"{r['ms_per_step_p95']:.3f} | {1e3 * r['hold_slip_m']:.3g} | {r['hold_rise_m']:.4f} | "
                   f"{1e3 * r['pad_penetration_max_m']:.3g} | {r['scale_kg']:.4f} |")
+
+    # ---- 1c. deformable bodies (issue 18): ms per step against tet count (scripts/bench_fem.py) --
+    fem = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench_fem.py"), build]
+    out = subprocess.run(fem + (["--quick"] if quick else []), capture_output=True, text=True, timeout=3600)
+    print(out.stdout.strip() or out.stderr.strip())
 
     # ---- 2. pour3d under the standard model at 16 step sizes (the PEG baseline) -------------
     seeds = [1] if quick else [1, 2, 3]

@@ -7,6 +7,7 @@
 #include <GLFW/glfw3.h>
 
 #include "app/gui/sandbox_app.h"
+#include "engine/grasp/grasp_player.h"
 
 namespace cs {
 
@@ -97,8 +98,8 @@ void SandboxApp::graspSense() {
             r.scale = scaleReading(w, spec.scaleJoint);
             pushHistory(r.historyScale, float(r.scale.kilograms * 1000));
         }
-        if (spec.object >= 0 && spec.object < w.model().bodyCount())
-            r.objectRise = w.state().pos[spec.object].z - w.model().initialPos[spec.object].z;
+        if ((spec.object >= 0 && spec.object < w.model().bodyCount()) || spec.objectFem >= 0)
+            r.objectRise = graspObjectPosition(w, spec, false).z - graspObjectPosition(w, spec, true).z;
     }
 }
 

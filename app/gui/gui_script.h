@@ -6,7 +6,8 @@
 //   move X Y N            move the cursor to (X, Y) over N frames
 //   moveby DX DY N        move the cursor by (DX, DY) over N frames
 //   aim auto|BODY [DX DY] put the cursor over a body's centre (auto: the highest dynamic body
-//                         whose centre is visible in the first viewport), offset by (DX, DY)
+//                         whose centre is visible in the first viewport; fem: the highest
+//                         deformable body's node centroid), offset by (DX, DY)
 //   press left|right [shift]   /   release left|right
 //   key NAME              space, right, plus, minus, or a letter (r, b, n, f, c, g, h, m, p, ...)
 //   show LAYER on|off     contacts, normals, cones, forces, penetration, aabbs, frames, joints,

@@ -6,6 +6,11 @@
 // at the grabbed point (World::setDrag), so light and heavy bodies follow alike. Shift-drag turns
 // the grabbed point about the centre of mass instead (the body rotates). Releasing while the
 // cursor moves throws the body with the cursor's velocity.
+//
+// Deformable bodies are picked on their deformed boundary triangles (engine/fem/fem_pick.h), the
+// nearer of the rigid and the FEM hit winning; the grabbed point is the hit itself, kept as its
+// barycentric weights on the triangle's three nodes (World::setFemDrag), so it moves with the
+// surface as it deforms. A FEM body has no rotation to turn: shift-drag drags it as a plain drag.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -16,6 +21,8 @@
 #include <imgui.h>
 
 #include "app/gui/sandbox_app.h"
+#include "engine/fem/fem_drag.h"
+#include "engine/fem/fem_pick.h"
 
 namespace cs {
 
@@ -47,10 +54,27 @@ void SandboxApp::mouseButton(int button, bool down, bool shift) {
         if (button != GLFW_MOUSE_BUTTON_LEFT) return;
         Ray ray = camera.pixelRay(float(mouseX_), float(mouseY_), fbHeight_, viewports_[v]);
         World& world = copies_[v]->world;
-        Vec3 hit;
-        int body = world.rayCast(toVec3(ray.origin), toVec3(ray.direction), &hit);
+        const PickHit pick = pickNearest(world, toVec3(ray.origin), toVec3(ray.direction));
+        const int body = pick.body;
+        const Vec3 hit = pick.point;
         selectedBody = body;
+        dragFemTri_ = -1;
         if (graspMouseDown(body, hit, shift)) return;   // the gripper: its wrist target (grasp_input.cpp)
+        if (pick.fem.tri >= 0) {
+            dragFemTri_ = pick.fem.tri;
+            dragFemWeights_ = pick.fem.weights;
+            dragPlanePoint_ = hit;
+            dragTarget_ = hit;
+            dragTrail_.clear();
+            mouseMode_ = MouseMode::Drag;
+            SessionEvent e;
+            e.type = SessionEventType::Drag;
+            e.femTri = dragFemTri_;
+            e.femWeights = dragFemWeights_;
+            e.target = hit;
+            applyEvent(e, true);
+            return;
+        }
         if (body < 0 || world.model().isStatic(body)) {
             mouseMode_ = MouseMode::Orbit;
             return;
@@ -76,6 +100,7 @@ void SandboxApp::mouseButton(int button, bool down, bool shift) {
         SessionEvent e;
         e.type = SessionEventType::Release;
         e.body = selectedBody;
+        e.femTri = dragFemTri_;
         if (dragTrail_.size() >= 2) {
             auto last = dragTrail_.back();
             auto first = dragTrail_.front();
@@ -88,10 +113,11 @@ void SandboxApp::mouseButton(int button, bool down, bool shift) {
         applyEvent(e, true);
     }
     mouseMode_ = MouseMode::None;
+    dragFemTri_ = -1;
 }
 
 void SandboxApp::updateDragTarget() {
-    if (!dragging() || selectedBody < 0 || copies_.empty()) return;
+    if (!dragging() || (selectedBody < 0 && dragFemTri_ < 0) || copies_.empty()) return;
     const Viewport& vp = viewports_[std::min<size_t>(dragViewport_, viewports_.size() - 1)];
     if (mouseMode_ == MouseMode::Drag) {
         // Cursor ray against the plane through the grabbed point, facing the camera.
@@ -117,6 +143,8 @@ void SandboxApp::updateDragTarget() {
     e.type = SessionEventType::Drag;
     e.body = selectedBody;
     e.local = dragLocal_;
+    e.femTri = dragFemTri_;
+    e.femWeights = dragFemWeights_;
     e.target = dragTarget_;
     applyEvent(e, true);
 }
@@ -247,6 +275,28 @@ bool SandboxApp::aimAt(const std::string& which, glm::vec2& pixel, int& body) {
     const Viewport& vp = viewports_[0];
     body = -1;
     float bestZ = -1e30f;
+    if (which == "fem") {
+        // The highest deformable body whose node centroid's cursor ray hits it first; body is
+        // the index into Model::femBodies.
+        for (int f = 0; f < (int)m.femBodies.size(); ++f) {
+            const FemBodyInfo& info = m.femBodies[f];
+            if (info.nodeCount == 0) continue;
+            Vec3 c{0, 0, 0};
+            for (int i = info.firstNode; i < info.firstNode + info.nodeCount; ++i) c += w.state().femPos[i];
+            glm::vec3 p = toGlm(c / Real(info.nodeCount));
+            glm::vec2 px;
+            if (!camera.project(p, fbHeight_, vp, px) || viewportAt(px.x, px.y) != 0) continue;
+            Ray ray = camera.pixelRay(px.x, px.y, fbHeight_, vp);
+            const PickHit hit = pickNearest(w, toVec3(ray.origin), toVec3(ray.direction));
+            if (hit.fem.tri < 0 || m.femNodeBody[m.femTris[hit.fem.tri][0]] != f) continue;
+            if (p.z > bestZ) {
+                bestZ = p.z;
+                body = f;
+                pixel = px;
+            }
+        }
+        return body >= 0;
+    }
     for (int b = 0; b < m.bodyCount(); ++b) {
         if (m.isStatic(b) || !w.isActive(b)) continue;
         if (which != "auto" && which != m.bodyName[b] && which != std::to_string(b)) continue;
@@ -269,7 +319,7 @@ bool SandboxApp::aimAt(const std::string& which, glm::vec2& pixel, int& body) {
 void SandboxApp::printDragReport(int frame) const {
     if (copies_.empty()) return;
     const World& w = copies_[0]->world;
-    // Every body's pose, hashed (FNV-1a over the printed digits): replays compare this line.
+    // Every body's pose and FEM node, hashed (FNV-1a over the printed digits): replays compare this line.
     uint64_t hash = 1469598103934665603ull;
     for (int b = 0; b < w.model().bodyCount(); ++b) {
         char text[160];
@@ -278,9 +328,21 @@ void SandboxApp::printDragReport(int frame) const {
                       double(s.pos[b].z), double(s.rot[b].w), double(s.rot[b].x), double(s.rot[b].y), double(s.rot[b].z));
         for (const char* c = text; *c; ++c) hash = (hash ^ uint8_t(*c)) * 1099511628211ull;
     }
+    for (const Vec3& x : w.state().femPos) {   // and every deformable body's nodes
+        char text[96];
+        std::snprintf(text, sizeof text, "%.6e %.6e %.6e", double(x.x), double(x.y), double(x.z));
+        for (const char* c = text; *c; ++c) hash = (hash ^ uint8_t(*c)) * 1099511628211ull;
+    }
     std::printf("bodies-report time=%.6f bodies=%d hash=%016llx\n", double(w.state().time), w.model().bodyCount(),
                 (unsigned long long)hash);
     const DragState& d = w.drag();
+    if (d.femTri >= 0) {
+        const Vec3 p = femDragPoint(w.model(), w.state(), d);
+        std::printf("drag-report frame=%d body=fem fem_tri=%d point=%.5f,%.5f,%.5f target=%.5f,%.5f,%.5f force=%.3f\n",
+                    frame, d.femTri, double(p.x), double(p.y), double(p.z), double(d.target.x), double(d.target.y),
+                    double(d.target.z), double(length(d.force)));
+        return;
+    }
     if (d.body < 0) {
         std::printf("drag-report frame=%d body=-1\n", frame);
         return;

@@ -281,7 +281,7 @@ void SandboxApp::drawHud() {
     }
     if (copies_.empty()) return;
     const DragState& d = copies_[0]->world.drag();
-    if (dragging() && d.body >= 0) {
+    if (dragging() && (d.body >= 0 || d.femTri >= 0)) {
         char text[64];
         std::snprintf(text, sizeof text, "%.1f N", double(length(d.force)));
         dl->AddText(ImVec2(float(mouseX_) + 14, float(mouseY_) - 6), IM_COL32(255, 255, 255, 255), text);

@@ -50,6 +50,7 @@ bool SandboxApp::stepInBackground(int steps) {
         }
         const DragState& d = w.drag();
         if (d.body >= 0) c->stepping->setDrag(d.body, d.localPoint, d.target);
+        else if (d.femTri >= 0) c->stepping->setFemDrag(d.femTri, d.femWeights, d.target);
         else c->stepping->clearDrag();
         c->stepError.clear();
         list.push_back(c.get());

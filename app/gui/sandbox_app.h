@@ -286,6 +286,8 @@ private:
     Vec3 dragPlanePoint_{0, 0, 0};      // the drag target moves in the plane through the grab
     Vec3 dragTarget_{0, 0, 0};          // point facing the camera
     Vec3 dragLocal_{0, 0, 0};           // grabbed point in the body's COM frame
+    int dragFemTri_ = -1;               // >= 0: a FEM surface point is grabbed (fem_pick.h)
+    Vec3 dragFemWeights_{0, 0, 0};      // its weights on the triangle's nodes
     Vec3 rotateLever_{0, 0, 0};         // shift-drag: grab point relative to the centre of mass
     glm::vec2 rotateStartMouse_{0, 0};
     std::vector<std::pair<double, Vec3>> dragTrail_;   // (sim time, target) for the throw velocity

@@ -89,10 +89,15 @@ bool writeSession(const std::string& path, const Session& session, std::string* 
             je["body"] = e.body;
             je["local"] = vec(e.local);
             je["target"] = vec(e.target);
+            if (e.femTri >= 0) {
+                je["fem_tri"] = e.femTri;
+                je["fem_weights"] = vec(e.femWeights);
+            }
             break;
         case SessionEventType::Release:
             je["body"] = e.body;
             je["velocity"] = vec(e.velocity);
+            if (e.femTri >= 0) je["fem_tri"] = e.femTri;
             break;
         case SessionEventType::Launch:
             je["shape"] = e.sphere ? "sphere" : "box";
@@ -144,10 +149,15 @@ bool readSession(const std::string& path, Session& session, std::string* error) 
                 e.body = je.at("body").get<int>();
                 e.local = vec(je.at("local"));
                 e.target = vec(je.at("target"));
+                if (je.contains("fem_tri")) {
+                    e.femTri = je.at("fem_tri").get<int>();
+                    e.femWeights = vec(je.at("fem_weights"));
+                }
                 break;
             case SessionEventType::Release:
                 e.body = je.at("body").get<int>();
                 e.velocity = vec(je.at("velocity"));
+                if (je.contains("fem_tri")) e.femTri = je.at("fem_tri").get<int>();
                 break;
             case SessionEventType::Launch:
                 e.sphere = je.at("shape").get<std::string>() == "sphere";

@@ -6,7 +6,8 @@
 //
 // File format (JSON): {"version": 1, "scene": NAME, "copies": [LABEL...],
 //   "settings": [SETTINGS...], "steps": N, "events": [{"step": S, "type": T, ...}...]}
-// with T one of drag (body, local, target), release (body, velocity), launch (shape, position,
+// with T one of drag (body, local, target; a FEM surface point: fem_tri, fem_weights, target),
+// release (body or fem_tri, velocity), launch (shape, position,
 // velocity, size), settings (copy, settings), reset.
 #pragma once
 
@@ -25,6 +26,8 @@ struct SessionEvent {
     int body = -1;                 // drag, release
     Vec3 local{0, 0, 0};           // drag: grabbed point in the body's COM frame
     Vec3 target{0, 0, 0};          // drag: world target
+    int femTri = -1;               // drag, release: >= 0 a FEM boundary triangle is grabbed instead
+    Vec3 femWeights{0, 0, 0};      // drag: the grabbed point's weights on femTri
     Vec3 velocity{0, 0, 0};        // release (throw; zero: none) and launch
     Vec3 position{0, 0, 0};        // launch
     bool sphere = false;           // launch

@@ -6,6 +6,7 @@
 
 #include "app/gui/sandbox_app.h"
 #include "engine/contact/contact_model.h"
+#include "engine/fem/fem_pick.h"
 #include "engine/world_metrics.h"
 #include "engine/model_builder.h"
 
@@ -227,7 +228,10 @@ void SandboxApp::applyEvent(const SessionEvent& event, bool log) {
     SessionEvent e = event;
     switch (e.type) {
     case SessionEventType::Drag:
-        for (auto& c : copies_) c->world.setDrag(e.body, e.local, e.target);
+        for (auto& c : copies_) {
+            if (e.femTri >= 0) c->world.setFemDrag(e.femTri, e.femWeights, e.target);
+            else c->world.setDrag(e.body, e.local, e.target);
+        }
         break;
     case SessionEventType::Release:
         for (auto& c : copies_) {
@@ -235,6 +239,7 @@ void SandboxApp::applyEvent(const SessionEvent& event, bool log) {
             // The throw: the body leaves with the cursor's velocity.
             if (lengthSq(e.velocity) > 0 && e.body >= 0 && e.body < c->world.model().bodyCount())
                 c->world.state().linVel[e.body] = e.velocity;
+            if (lengthSq(e.velocity) > 0 && e.femTri >= 0) throwFemBody(c->world, e.femTri, e.velocity);
         }
         break;
     case SessionEventType::Launch: {

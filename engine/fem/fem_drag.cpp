@@ -25,6 +25,14 @@ Real femDragEffectiveMass(const Model& model, const DragState& drag) {
     return invEff > 0 ? Real(1) / invEff : Real(0);
 }
 
+Real femDragSpringMass(const Model& model, const DragState& drag) {
+    const FemBodyInfo& body = model.femBodies[model.femNodeBody[model.femTris[drag.femTri][0]]];
+    Real mass = 0;
+    for (int i = body.firstNode; i < body.firstNode + body.nodeCount; ++i)
+        if (model.femNodeInvMass[i] > 0) mass += model.femNodeMass[i];
+    return mass;
+}
+
 void buildFemDragRows(const Model& model, const State& state, Real h, const DragState& drag,
                       const DragSettings& settings, ConstraintRows& rows) {
     if (drag.femTri < 0) return;
@@ -33,8 +41,9 @@ void buildFemDragRows(const Model& model, const State& state, Real h, const Drag
     Vec3 v;
     const Vec3 d = femDragPoint(model, state, drag, &v) - drag.target;
     const Real omega = Real(2 * M_PI) * settings.frequencyHz;
-    // The point's effective mass is the same along every axis (no rotation): one k and c.
-    const Real k = mEff * omega * omega, c = 2 * settings.dampingRatio * mEff * omega;
+    // The same along every axis (the point has no rotation): one k and c.
+    const Real springMass = femDragSpringMass(model, drag);
+    const Real k = springMass * omega * omega, c = 2 * settings.dampingRatio * springMass * omega;
     const Vec3 f = -(k * d + (k * h + c) * v);   // the implicit spring-damper's force estimate
     const Real limit = settings.maxForce, norm = length(f);
     const bool saturated = norm > limit;

@@ -18,6 +18,34 @@ Real padObjectPenetration(const World& world, const std::vector<int>& pads, int 
     return deepest;
 }
 
+Real padFemObjectPenetration(const World& world, const std::vector<int>& pads, int femBody) {
+    const Model& m = world.model();
+    Real deepest = 0;
+    for (const Contact& c : world.contacts()) {
+        if (c.femNode < 0 || m.femNodeBody[c.femNode] != femBody) continue;
+        if (std::find(pads.begin(), pads.end(), c.geometry.bodyB) == pads.end()) continue;
+        deepest = std::max(deepest, -c.geometry.gap);
+    }
+    return deepest;
+}
+
+Vec3 femBodyCentroid(const Model& model, const std::vector<Vec3>& femPos, int femBody) {
+    const FemBodyInfo& b = model.femBodies[femBody];
+    Vec3 sum{0, 0, 0};
+    Real mass = 0;
+    for (int i = b.firstNode; i < b.firstNode + b.nodeCount; ++i) {
+        sum += model.femNodeMass[i] * femPos[i];
+        mass += model.femNodeMass[i];
+    }
+    return mass > 0 ? sum / mass : sum;
+}
+
+Vec3 graspObjectPosition(const World& world, const GraspSpec& spec, bool initial) {
+    const Model& m = world.model();
+    if (spec.objectFem >= 0) return femBodyCentroid(m, initial ? m.femInitialPos : world.state().femPos, spec.objectFem);
+    return initial ? m.initialPos[spec.object] : world.state().pos[spec.object];
+}
+
 GraspPlayer::GraspPlayer(const Model& model, GraspSpec spec, Real forceOverride) {
     if (forceOverride > 0) {
         spec.gripForce = forceOverride;
@@ -37,17 +65,20 @@ void GraspPlayer::afterStep(const World& world) {
     const GraspSpec& spec = controller_.spec();
     const int object = spec.object;
     const State& s = world.state();
-    if (object >= 0) {
-        if (!started_) startHeight_ = world.model().initialPos[object].z;
+    if (object >= 0 || spec.objectFem >= 0) {
+        if (!started_) startHeight_ = graspObjectPosition(world, spec, true).z;
         started_ = true;
-        const Real rise = s.pos[object].z - startHeight_;
+        const Vec3 objectPos = graspObjectPosition(world, spec, false);
+        const Real rise = objectPos.z - startHeight_;
         metrics_.maxRise = std::max(metrics_.maxRise, rise);
         std::vector<int> pads;
         for (const FingerSpec& f : spec.fingers) pads.insert(pads.end(), f.pads.begin(), f.pads.end());
-        metrics_.padPenetration = std::max(metrics_.padPenetration, padObjectPenetration(world, pads, object));
+        const Real overlap = object >= 0 ? padObjectPenetration(world, pads, object)
+                                         : padFemObjectPenetration(world, pads, spec.objectFem);
+        metrics_.padPenetration = std::max(metrics_.padPenetration, overlap);
         const int wrist = spec.wristJoint >= 0 ? world.model().joints[spec.wristJoint].bodyB : -1;
         if (phase_ == "hold" && wrist >= 0) {
-            const Vec3 local = rotateInv(s.rot[wrist], s.pos[object] - s.pos[wrist]);
+            const Vec3 local = rotateInv(s.rot[wrist], objectPos - s.pos[wrist]);
             if (!inHold_) {
                 inHold_ = true;
                 holdStart_ = local;

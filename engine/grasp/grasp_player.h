@@ -61,4 +61,12 @@ private:
 // Deepest overlap (m, >= 0) between any part of the bodies in `pads` and any part of `object`.
 Real padObjectPenetration(const World& world, const std::vector<int>& pads, int object);
 
+// A deformable object (GraspSpec::objectFem): its deepest node penetration into a pad (m, >= 0,
+// from this step's node contacts), and its nodes' mass-weighted centroid, now or at t = 0.
+Real padFemObjectPenetration(const World& world, const std::vector<int>& pads, int femBody);
+Vec3 femBodyCentroid(const Model& model, const std::vector<Vec3>& femPos, int femBody);
+
+// The object's position (rigid: its centre of mass; deformable: its node centroid), now or at t = 0.
+Vec3 graspObjectPosition(const World& world, const GraspSpec& spec, bool initial);
+
 }  // namespace cs

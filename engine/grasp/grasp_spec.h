@@ -45,6 +45,7 @@ struct GraspSpec {
     Real gripForce = 10;            // N: default grip force (drive force limit)
     int scaleJoint = -1;            // prismatic joint with a spring drive (the scale), or -1
     int object = -1;                // the body the script picks up (reports), or -1
+    int objectFem = -1;             // or the deformable body (Model::femBodies) it picks up, or -1
     std::vector<GraspKey> script;   // sorted by time; empty: no script
     bool present() const { return wristJoint >= 0 || !fingers.empty(); }
 };

@@ -115,7 +115,9 @@ void readGrasp(const Json& v, const std::string& path, const SceneContext& ctx, 
     if (obj.has("object")) {
         const std::string name = obj.text("object");
         spec.object = findBody(model, name);
-        if (spec.object < 0) obj.fail("object", "unknown body \"" + name + "\"");
+        for (int f = 0; spec.object < 0 && f < (int)model.femBodies.size(); ++f)
+            if (model.femBodies[f].name == name) spec.objectFem = f;   // a deformable object
+        if (spec.object < 0 && spec.objectFem < 0) obj.fail("object", "unknown body \"" + name + "\"");
     }
     if (const Json* fingers = obj.find("fingers")) {
         if (!fingers->is_array() || fingers->size() > 16) obj.fail("fingers", "expected an array of at most 16 fingers");
