@@ -136,18 +136,25 @@ Real norm2(const std::vector<Real>& x) {
 
 void colourRows(const ConstraintRows& rows, const std::vector<Real>& invMass, std::vector<int>& colourStart,
                 std::vector<int>& colourRowsOut, int* serialColour) {
+    const bool wide = rows.wideRows > 0;
+    colourRowArrays(rows.size(), rows.bodyA.data(), rows.bodyB.data(), wide ? rows.bodyC.data() : nullptr,
+                    wide ? rows.bodyD.data() : nullptr, invMass, colourStart, colourRowsOut, serialColour);
+}
+
+void colourRowArrays(int n, const int* bodyA, const int* bodyB, const int* bodyC, const int* bodyD,
+                     const std::vector<Real>& invMass, std::vector<int>& colourStart, std::vector<int>& colourRowsOut,
+                     int* serialColour) {
     // Greedy: each row takes the lowest colour not yet used by any of its dynamic bodies (two,
     // or up to four for FEM rows). A per-body bitmask covers kColourWords x 64 colours (a mesh node
     // meets ~20 tets of 6 rows each; two-body systems keep one word, as before FEM); rows beyond
     // that go to a last colour, swept serially.
-    const bool wide = rows.wideRows > 0;
+    const bool wide = bodyC != nullptr;
     const int kColourWords = wide ? 4 : 1, kColours = 64 * kColourWords;
-    const int n = rows.size();
     std::vector<uint64_t> used(invMass.size() * kColourWords, 0);
     std::vector<int> colour(n);
     int colourCount = 0;
     for (int i = 0; i < n; ++i) {
-        const int bodies[4] = {rows.bodyA[i], rows.bodyB[i], wide ? rows.bodyC[i] : -1, wide ? rows.bodyD[i] : -1};
+        const int bodies[4] = {bodyA[i], bodyB[i], wide ? bodyC[i] : -1, wide ? bodyD[i] : -1};
         bool dynamic[4];
         for (int k = 0; k < 4; ++k) dynamic[k] = bodies[k] >= 0 && invMass[bodies[k]] > 0;
         int c = kColours;
@@ -277,8 +284,11 @@ void solveNewton(const SolverSettings& settings, Real h, ConstraintRows& rows, B
             s.dlambda[i] = 0;
         }
         std::vector<Real> history;
-        LinearSolveResult r = solveLinear(settings.linearSolver, view, s.rhs.data(), s.dlambda.data(), linear,
-                                          s.linear, &history);
+        LinearSolveResult r =
+            settings.decoupleRows
+                ? solveWithDecoupledRows(settings.linearSolver, view, s.rhs.data(), s.dlambda.data(), linear,
+                                         bodies.invMass, s.linear, s.coupled, &history)
+                : solveLinear(settings.linearSolver, view, s.rhs.data(), s.dlambda.data(), linear, s.linear, &history);
         stats.linearResidual.push_back(std::move(history));
         stats.linearIterations += r.iterations;
         stats.newtonIterations = k + 1;

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "engine/solver/constraint_rows.h"
+#include "engine/solver/decoupled_rows.h"
 #include "engine/solver/linear_solvers.h"
 
 namespace cs {
@@ -27,6 +28,7 @@ struct NewtonScratch {
     std::vector<int> colourStart, colourRows;
     std::vector<int> runStart;    // rows sharing one body pair, row_system.h
     LinearSolverScratch linear;
+    CoupledRows coupled;          // decoupled_rows.h
 };
 
 // Solves for rows.lambda and bodies.velocity. Warm impulses already in rows.lambda are the
@@ -38,5 +40,9 @@ void solveNewton(const SolverSettings& settings, Real h, ConstraintRows& rows, B
 // serialColour (optional) receives the overflow colour, whose rows may share bodies, or -1.
 void colourRows(const ConstraintRows& rows, const std::vector<Real>& invMass, std::vector<int>& colourStart,
                 std::vector<int>& colourRowsOut, int* serialColour = nullptr);
+// The same over plain row arrays (bodyC, bodyD: nullptr for two-body rows).
+void colourRowArrays(int n, const int* bodyA, const int* bodyB, const int* bodyC, const int* bodyD,
+                     const std::vector<Real>& invMass, std::vector<int>& colourStart, std::vector<int>& colourRowsOut,
+                     int* serialColour = nullptr);
 
 }  // namespace cs
