@@ -52,6 +52,18 @@ struct Joint {
     std::string name;
 };
 
+// A mimic (gear) coupling of two joints' free coordinates q (prismatic: m, revolute: rad):
+//     q_a - ratio q_b - offset = 0,
+// one row on the joints' bodies (up to four; engine/solver/joint_coupling.h), e.g. the two jaws of
+// a parallel gripper closing together.
+struct JointCoupling {
+    int jointA = -1, jointB = -1;  // prismatic or revolute joints
+    Real ratio = 1;
+    Real offset = 0;
+    Real compliance = 0;           // m/N (or rad/(N m)), the compliance form of [NSN] section 3.2
+    std::string name;
+};
+
 // A deformable body: a tetrahedral FEM mesh ([NSN] section 9). Its nodes, tets and boundary
 // triangles are contiguous ranges of the model's FEM arrays.
 struct FemBodyInfo {
@@ -100,6 +112,7 @@ struct Model {
     std::vector<ConvexPolytope> polytopes;  // (npolytope) in part-local coordinates
     std::vector<Material> materials;        // (nmaterial)
     std::vector<Joint> joints;              // (njoint)
+    std::vector<JointCoupling> couplings;   // (ncoupling) rows after the joints' (joint_coupling.h)
 
     // ---- deformable bodies (nfem), their nodes (nnode), tets (ntet), boundary triangles (ntri) ----
     std::vector<FemBodyInfo> femBodies;              // (nfem)

@@ -29,6 +29,7 @@
 #include "engine/model_builder.h"
 #include "engine/solver/ccp_solvers.h"
 #include "engine/solver/integrate.h"
+#include "engine/solver/joint_coupling.h"
 #include "engine/solver/joint_rows.h"
 #include "engine/solver/newton.h"
 
@@ -193,6 +194,7 @@ void World::substep(Real h) {
         appendFemNodes(model_, state_, settings.gravity, h, bv);
         s.rows.clear();
         buildJointRows(model_, state_, h, s.rows);
+        buildCouplingRows(model_, state_, h, s.rows);
         jointRowCount = s.rows.size();
         if (settings.solver.warmStart && (int)state_.jointWarm.size() == jointRowCount)
             for (int i = 0; i < jointRowCount; ++i) s.rows.lambda[i] = state_.jointWarm[i];

@@ -89,8 +89,9 @@ def main():
     # Real time for the gripper means a step within 8.33 ms (120 Hz) on one core.
     grasp = []
     for scene in [s for s in scenes if s in GRASP_SCENES]:
-        for solver in SOLVERS:
-            r = run(exe, [scene, "--script", "--solver", solver, "--threads", "1", "--overlap-every", "0"])
+        for solver in ["scene"] + SOLVERS:   # "scene": the scene's own settings (its default solver and NCP)
+            chosen = [] if solver == "scene" else ["--solver", solver]
+            r = run(exe, [scene, "--script", *chosen, "--threads", "1", "--overlap-every", "0"])
             g = r["grasp"]
             grasp.append({"scene": scene, "solver": solver, "precision": r["precision"], "steps": r["steps"],
                           "ms_per_step_mean": r["wall_ms_per_step"]["mean"],

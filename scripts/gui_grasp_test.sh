@@ -54,7 +54,15 @@ cat >"$OUT/play.script" <<SCRIPT
 558 grasp report     # t = 9.3 s: the end of the hold
 560 screenshot $OUT/grasp_hold.png
 SCRIPT
-run play gui grasp_box --script "$OUT/play.script" --frames 561 --fixed-step --size 960x540
+run play gui grasp_box --script "$OUT/play.script" --frames 561 --fixed-step --size 960x540 \
+    --session-out "$OUT/play.session.json"
+# The session log records the grasp events (engine/grasp/grasp_events.h) in order.
+events=$(grep -o '"event": *"[a-z ]*"' "$OUT/play.session.json" | sed 's/.*: *"//; s/"$//' | tr '\n' ',')
+echo "gui_grasp: session grasp events: $events"
+case "$events" in
+    "grip closed,contact made,lift start,") ;;
+    *) fail "session grasp events '$events', expected 'grip closed,contact made,lift start,'" ;;
+esac
 for frame in 330 558; do
     line=$(grep "^grasp-report frame=$frame copy=0 " "$OUT/play.log") || fail "no grasp report at frame $frame"
     echo "$line"

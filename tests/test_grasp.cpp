@@ -116,6 +116,7 @@ TEST_CASE("grasp: jointRowCount matches the rows buildJointRows appends") {
     world.step();
     int total = 0;
     for (const Joint& j : world.model().joints) total += jointRowCount(j);
+    total += (int)world.model().couplings.size();   // the jaws' mimic row (joint_coupling.h)
     CHECK((int)world.state().jointWarm.size() == total);
     CHECK(jointFirstRow(world, 0) == 0);
 }

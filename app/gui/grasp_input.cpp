@@ -100,6 +100,20 @@ void SandboxApp::graspSense() {
         }
         if ((spec.object >= 0 && spec.object < w.model().bodyCount()) || spec.objectFem >= 0)
             r.objectRise = graspObjectPosition(w, spec, false).z - graspObjectPosition(w, spec, true).z;
+        // Grasp events (grasp_events.h) into the session log, stamped with this step.
+        std::vector<GraspEvent> found;
+        r.events.update(w, spec, found);
+        for (const GraspEvent& g : found) {
+            SessionEvent e;
+            e.step = tick_;
+            e.type = SessionEventType::Grasp;
+            e.copy = int(i);
+            e.grasp = g.name;
+            e.time = g.time;
+            e.detail = g.detail;
+            session_.events.push_back(e);
+            status = copies_[i]->label + ": " + g.name + " at t = " + std::to_string(double(g.time)).substr(0, 6) + " s";
+        }
     }
 }
 

@@ -237,4 +237,36 @@ void SandboxApp::graspScriptCommand(const std::vector<std::string>& args, int fr
     }
 }
 
+void SandboxApp::drawGraspHelp() {
+    // The keys of grasp_input.cpp (graspKey, graspMouseDown, graspScroll): W/S and A/D move along
+    // the view's ground directions, Q/E down and up; J/L turn about z, U/O about the view's right,
+    // Z/X about its ahead direction.
+    const char* keys[][2] = {
+        {"left drag (gripper)", "move the wrist target in the plane facing the camera"},
+        {"shift + left drag (gripper)", "turn the wrist"},
+        {"wheel during the drag", "move the wrist along the view (depth)"},
+        {"W / S", "wrist 1 cm ahead / back (along the view, level)"},
+        {"A / D", "wrist 1 cm left / right"},
+        {"Q / E", "wrist 1 cm down / up"},
+        {"J / L", "turn the wrist 5 degrees about the vertical"},
+        {"U / O", "turn 5 degrees about the view's right axis"},
+        {"Z / X", "turn 5 degrees about the view's ahead axis"},
+        {"V", "open / close the grip"},
+    };
+    ImGui::Separator();
+    ImGui::TextUnformatted(grasp_.active() ? "Gripper (this scene)" : "Gripper (grasp scenes: grasp_box, fetch_tomato, ...)");
+    if (ImGui::BeginTable("grasp keys", 2, ImGuiTableFlags_RowBg)) {
+        for (auto& k : keys) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::TextColored(ImVec4(1.f, 0.85f, 0.4f, 1.f), "%s", k[0]);
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(k[1]);
+        }
+        ImGui::EndTable();
+    }
+    ImGui::TextUnformatted("Grasp events (grip closed, contact made, lift start, slip detected, release)\n"
+                           "go to the status line and the session log (--session-out).");
+}
+
 }  // namespace cs

@@ -21,6 +21,7 @@
 #include <glm/glm.hpp>
 
 #include "engine/grasp/grasp_control.h"
+#include "engine/grasp/grasp_events.h"
 #include "engine/grasp/grasp_sensors.h"
 
 namespace cs {
@@ -43,6 +44,7 @@ struct GraspReadings {
     std::vector<std::vector<float>> historyNormal;   // (fingers) N
     std::vector<std::vector<float>> historySlip;     // (fingers) 1 sliding, 0 sticking or free
     std::vector<float> historyScale;                 // g
+    GraspEventDetector events;                       // grasp events, into the session log
 };
 
 struct GraspUi {

@@ -197,6 +197,7 @@ void SandboxApp::drawHelpWindow() {
         }
         ImGui::EndTable();
     }
+    drawGraspHelp();
     ImGui::End();
 }
 

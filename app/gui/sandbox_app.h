@@ -212,6 +212,7 @@ private:
     void graspLoad();
     void graspReset();
     void graspSense();
+    void drawGraspHelp();              // the gripper's keys and mouse, in the Help window
     bool graspOwnsBody(int body) const;
     bool graspMouseDown(int body, Vec3 hit, bool shift);
     void graspMouseMoved();

@@ -13,7 +13,8 @@ namespace {
 
 using Json = nlohmann::json;
 
-const char* kTypeNames[] = {"drag", "release", "launch", "settings", "reset"};
+const char* kTypeNames[] = {"drag", "release", "launch", "settings", "reset", "grasp"};
+constexpr int kTypeCount = 6;
 
 Json vec(Vec3 v) { return Json::array({v.x, v.y, v.z}); }
 Vec3 vec(const Json& j) { return Vec3{j.at(0).get<Real>(), j.at(1).get<Real>(), j.at(2).get<Real>()}; }
@@ -110,6 +111,12 @@ bool writeSession(const std::string& path, const Session& session, std::string* 
             je["settings"] = settingsJson(e.settings);
             break;
         case SessionEventType::Reset: break;
+        case SessionEventType::Grasp:
+            je["copy"] = e.copy;
+            je["event"] = e.grasp;
+            je["time"] = e.time;
+            je["detail"] = e.detail;
+            break;
         }
         j["events"].push_back(je);
     }
@@ -141,8 +148,8 @@ bool readSession(const std::string& path, Session& session, std::string* error) 
             e.step = je.at("step").get<long long>();
             std::string type = je.at("type").get<std::string>();
             int t = 0;
-            while (t < 5 && type != kTypeNames[t]) ++t;
-            if (t == 5) throw std::runtime_error("unknown event type '" + type + "'");
+            while (t < kTypeCount && type != kTypeNames[t]) ++t;
+            if (t == kTypeCount) throw std::runtime_error("unknown event type '" + type + "'");
             e.type = SessionEventType(t);
             switch (e.type) {
             case SessionEventType::Drag:
@@ -170,6 +177,12 @@ bool readSession(const std::string& path, Session& session, std::string* error) 
                 e.settings = settingsFromJson(je.at("settings"));
                 break;
             case SessionEventType::Reset: break;
+            case SessionEventType::Grasp:
+                e.copy = je.at("copy").get<int>();
+                e.grasp = je.at("event").get<std::string>();
+                e.time = je.at("time").get<Real>();
+                e.detail = je.value("detail", std::string());
+                break;
             }
             session.events.push_back(e);
         }

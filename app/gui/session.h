@@ -7,8 +7,9 @@
 // File format (JSON): {"version": 1, "scene": NAME, "copies": [LABEL...],
 //   "settings": [SETTINGS...], "steps": N, "events": [{"step": S, "type": T, ...}...]}
 // with T one of drag (body, local, target; a FEM surface point: fem_tri, fem_weights, target),
-// release (body or fem_tri, velocity), launch (shape, position,
-// velocity, size), settings (copy, settings), reset.
+// release (body or fem_tri, velocity), launch (shape, position, velocity, size), settings (copy,
+// settings), reset, grasp (copy, event, time, detail: a grasp event detected after the step,
+// engine/grasp/grasp_events.h; a record only, replay skips it).
 #pragma once
 
 #include <string>
@@ -18,7 +19,7 @@
 
 namespace cs {
 
-enum class SessionEventType { Drag, Release, Launch, Settings, Reset };
+enum class SessionEventType { Drag, Release, Launch, Settings, Reset, Grasp };
 
 struct SessionEvent {
     long long step = 0;
@@ -34,6 +35,9 @@ struct SessionEvent {
     Real size = Real(0.15);        // launch: half extent or radius
     int copy = -1;                 // settings: which copy
     WorldSettings settings;        // settings
+    std::string grasp;             // grasp: the event's name ("contact made", ...)
+    Real time = 0;                 // grasp: the copy's time, s
+    std::string detail;            // grasp: its figures
 };
 
 struct Session {

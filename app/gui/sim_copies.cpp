@@ -282,6 +282,7 @@ void SandboxApp::applyEvent(const SessionEvent& event, bool log) {
         break;
     }
     case SessionEventType::Reset: resetCopies(); break;
+    case SessionEventType::Grasp: return;   // a record of what was detected, not an input
     }
     if (!log) return;
     e.step = tick_;

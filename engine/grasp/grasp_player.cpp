@@ -63,6 +63,7 @@ void GraspPlayer::beforeStep(World& world) {
 
 void GraspPlayer::afterStep(const World& world) {
     const GraspSpec& spec = controller_.spec();
+    detector_.update(world, spec, events_);
     const int object = spec.object;
     const State& s = world.state();
     if (object >= 0 || spec.objectFem >= 0) {
@@ -113,16 +114,20 @@ std::string GraspPlayer::json() const {
     std::string grips;
     for (size_t f = 0; f < m.gripForceHold.size(); ++f)
         grips += (f ? "," : "") + std::to_string(double(m.gripForceHold[f]));
+    std::string events;
+    for (size_t e = 0; e < events_.size(); ++e)
+        events += std::string(e ? "," : "") + "{\"event\":\"" + events_[e].name + "\",\"t\":" +
+                  std::to_string(double(events_[e].time)) + "}";
     char buffer[768];
     std::snprintf(buffer, sizeof buffer,
                   "{\"grip_force_n\":%.9g,\"hold_s\":%.9g,\"hold_slip_m\":%.9g,\"hold_rise_m\":%.9g,"
                   "\"hold_min_rise_m\":%.9g,\"max_rise_m\":%.9g,\"pad_penetration_max_m\":%.9g,"
                   "\"scale_kg\":%.9g,\"scale_kg_max\":%.9g,\"sliding_steps_hold\":%d,"
-                  "\"grip_force_hold_n\":[%s]}",
+                  "\"grip_force_hold_n\":[%s],\"events\":[",
                   double(controller_.spec().gripForce), double(m.holdDuration), double(m.holdSlip),
                   double(m.holdRise), double(m.holdMinRise), double(m.maxRise), double(m.padPenetration),
                   double(m.scaleKg), double(m.scaleKgMax), m.slidingStepsHold, grips.c_str());
-    return buffer;
+    return buffer + events + "]}";
 }
 
 std::string GraspPlayer::text() const {
@@ -133,7 +138,13 @@ std::string GraspPlayer::text() const {
                   "max %.3g mm; scale %.4g kg at the end\n",
                   double(controller_.spec().gripForce), double(m.holdDuration), double(m.holdSlip * 1e3),
                   double(m.holdRise), double(m.holdMinRise), double(m.padPenetration * 1e3), double(m.scaleKg));
-    return buffer;
+    std::string out = buffer;
+    for (const GraspEvent& e : events_) {
+        std::snprintf(buffer, sizeof buffer, "  grasp event: t %.3f s  %s (%s)\n", double(e.time), e.name.c_str(),
+                      e.detail.c_str());
+        out += buffer;
+    }
+    return out;
 }
 
 }  // namespace cs

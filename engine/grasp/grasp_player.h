@@ -10,12 +10,14 @@
 //   pad overlap    the deepest overlap of a pad with the object over the run (exact distance)
 //   grip force     each finger's drive force (grasp_sensors.h), averaged over the hold
 //   scale          the scale's reading at the end
+//   events         grip closed, contact made, lift start, slip detected, release (grasp_events.h)
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "engine/grasp/grasp_control.h"
+#include "engine/grasp/grasp_events.h"
 #include "engine/grasp/grasp_sensors.h"
 
 namespace cs {
@@ -42,6 +44,7 @@ public:
     void beforeStep(World& world);          // the script's command at the world's time
     void afterStep(const World& world);     // measures (see above)
     const GraspMetrics& metrics() const { return metrics_; }
+    const std::vector<GraspEvent>& events() const { return events_; }
     const std::string& phase() const { return phase_; }
     // One JSON object (the runner's "grasp" key) and a few readable lines.
     std::string json() const;
@@ -56,6 +59,8 @@ private:
     Real startHeight_ = 0;
     bool started_ = false;
     std::vector<Real> gripSum_;
+    GraspEventDetector detector_;
+    std::vector<GraspEvent> events_;
 };
 
 // Deepest overlap (m, >= 0) between any part of the bodies in `pads` and any part of `object`.

@@ -30,6 +30,7 @@ int jointFirstRow(const World& world, int joint) {
         if (j == joint) row = total;
         total += jointRowCount(m.joints[j]);
     }
+    total += (int)m.couplings.size();   // one row each, after the joints' (joint_coupling.h)
     return (int)world.state().jointWarm.size() == total ? row : -1;
 }
 

@@ -1,7 +1,9 @@
 // The scene's "grasp" block: the wrist's mocap joint, the fingers (joints with drives, open and
 // closed targets, pad bodies), the grip force, the scale's joint, the object, and the script of
 // keyframes (engine/grasp/grasp_spec.h; docs/scene-format.md, "Grasp"). Names resolve against
-// the built model, so the block is read after the bodies and joints.
+// the built model, so the block is read after the bodies and joints. Its "mimic" entries couple two
+// finger joints' coordinates (Model::couplings, engine/solver/joint_coupling.h).
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -68,6 +70,34 @@ FingerSpec readFinger(const Json& v, const std::string& path, const SceneContext
     return f;
 }
 
+// {"joints": [a, b], "ratio": r, "offset": o, "compliance": c}: q_a - r q_b - o = 0.
+JointCoupling readMimic(const Json& v, const std::string& path, const SceneContext& ctx, const Model& model) {
+    JsonObject obj(v, path, ctx);
+    JointCoupling k;
+    const Json& joints = obj.require("joints");
+    if (!joints.is_array() || joints.size() != 2) obj.fail("joints", "expected an array of two joint names");
+    int found[2];
+    for (size_t i = 0; i < 2; ++i) {
+        const std::string p = obj.pathOf("joints") + "/" + std::to_string(i);
+        if (!joints[i].is_string()) ctx.fail(p, "expected a joint name");
+        found[i] = findJoint(model, joints[i].get<std::string>());
+        if (found[i] < 0) ctx.fail(p, "unknown joint \"" + joints[i].get<std::string>() + "\"");
+        const JointType t = model.joints[size_t(found[i])].type;
+        if (t != JointType::Prismatic && t != JointType::Revolute)
+            ctx.fail(p, "a mimic couples prismatic or revolute joints");
+    }
+    if (found[0] == found[1]) obj.fail("joints", "a mimic couples two different joints");
+    k.jointA = found[0];
+    k.jointB = found[1];
+    k.ratio = obj.number("ratio", 1);
+    if (!std::isfinite(double(k.ratio)) || k.ratio == 0) obj.fail("ratio", "must be a finite non-zero number");
+    k.offset = obj.number("offset", 0);
+    k.compliance = obj.nonNegative("compliance", 0);
+    k.name = model.joints[size_t(k.jointA)].name + "~" + model.joints[size_t(k.jointB)].name;
+    obj.finish();
+    return k;
+}
+
 }  // namespace
 
 void readGraspScript(const Json& v, const std::string& path, const SceneContext& ctx, GraspSpec& spec) {
@@ -91,8 +121,7 @@ void readGraspScript(const Json& v, const std::string& path, const SceneContext&
     }
 }
 
-void readGrasp(const Json& v, const std::string& path, const SceneContext& ctx, const Model& model,
-               GraspSpec& spec) {
+void readGrasp(const Json& v, const std::string& path, const SceneContext& ctx, Model& model, GraspSpec& spec) {
     JsonObject obj(v, path, ctx);
     spec = GraspSpec{};
     if (obj.has("wrist")) {
@@ -123,6 +152,11 @@ void readGrasp(const Json& v, const std::string& path, const SceneContext& ctx, 
         if (!fingers->is_array() || fingers->size() > 16) obj.fail("fingers", "expected an array of at most 16 fingers");
         for (size_t i = 0; i < fingers->size(); ++i)
             spec.fingers.push_back(readFinger((*fingers)[i], obj.pathOf("fingers") + "/" + std::to_string(i), ctx, model));
+    }
+    if (const Json* mimic = obj.find("mimic")) {
+        if (!mimic->is_array() || mimic->size() > 16) obj.fail("mimic", "expected an array of at most 16 couplings");
+        for (size_t i = 0; i < mimic->size(); ++i)
+            model.couplings.push_back(readMimic((*mimic)[i], obj.pathOf("mimic") + "/" + std::to_string(i), ctx, model));
     }
     if (const Json* script = obj.find("script")) readGraspScript(*script, obj.pathOf("script"), ctx, spec);
     obj.finish();

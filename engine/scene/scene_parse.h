@@ -160,7 +160,8 @@ void readGenerator(const Json& v, const std::string& path, SceneContext& ctx);
 void readEmitter(const Json& v, const std::string& path, SceneContext& ctx);
 void readJoint(const Json& v, const std::string& path, SceneContext& ctx);
 // The "grasp" block, read after the model is built (names resolve against it; scene_grasp.cpp).
-void readGrasp(const Json& v, const std::string& path, const SceneContext& ctx, const Model& model, GraspSpec& spec);
+// Also appends the block's "mimic" couplings to model.couplings.
+void readGrasp(const Json& v, const std::string& path, const SceneContext& ctx, Model& model, GraspSpec& spec);
 void readGraspScript(const Json& v, const std::string& path, const SceneContext& ctx, GraspSpec& spec);
 void readDeformable(const Json& v, const std::string& path, SceneContext& ctx);
 // After the rigid bodies are in the model: attachments resolved by name, then addFemBody.

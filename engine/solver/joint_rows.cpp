@@ -68,6 +68,18 @@ void addPointRows(ConstraintRows& rows, const Joint& j, int owner, const Frames&
     }
 }
 
+// Two world axes perpendicular to a joint's axis, fixed in body A: the basis of the local axis,
+// turned by q_A. Rows are warm-started by index (state.jointWarm), so a row's direction must not
+// jump between steps; tangentBasis of the world axis flips both vectors when the axis's z
+// component changes sign (an x axis tilting by 1e-9 rad), and the warm impulse then pushes the
+// wrong way (grasp_box's fingers were kicked to 7 rad/s at the lift, tests/test_grasp_solvers.cpp).
+void bodyFixedBasis(Quat qA, Vec3 localAxis, Vec3& b1, Vec3& b2) {
+    Vec3 l1, l2;
+    tangentBasis(localAxis, l1, l2);
+    b1 = rotate(qA, l1);
+    b2 = rotate(qA, l2);
+}
+
 Vec3 rotationError(const Frames& f, const Joint& j) {
     Quat qe = f.qB * conjugate(f.qA * j.relRot);
     Real s = qe.w >= 0 ? Real(2) : Real(-2);
@@ -117,7 +129,7 @@ void buildJointRows(const Model& model, const State& state, Real h, ConstraintRo
             addPointRows(rows, j, owner, f, h, world, 3);
             Vec3 aA = rotate(f.qA, j.axisA), aB = rotate(f.qB, j.axisB);
             Vec3 b1, b2;
-            tangentBasis(aA, b1, b2);
+            bodyFixedBasis(f.qA, j.axisA, b1, b2);
             Vec3 c = cross(aA, aB);
             for (Vec3 e : {b1, b2})
                 addBilateral(rows, j, owner, Spatial{{0, 0, 0}, -e}, Spatial{{0, 0, 0}, e}, dot(e, c), j.compliance, h,
@@ -136,7 +148,7 @@ void buildJointRows(const Model& model, const State& state, Real h, ConstraintRo
             addAngularRows(rows, j, owner, f, h);
             Vec3 axis = rotate(f.qA, j.axisA);
             Vec3 b1, b2;
-            tangentBasis(axis, b1, b2);
+            bodyFixedBasis(f.qA, j.axisA, b1, b2);
             const Vec3 perp[2] = {b1, b2};
             addPointRows(rows, j, owner, f, h, perp, 2);
             if (j.drive) {
