@@ -41,6 +41,14 @@ int main(int argc, char** argv) {
         energy(ke, pe, ee);
         std::vector<Real> J, vm, ms; w.femTetFields(J, vm, ms);
         Real minJ = 1e9; for (Real v : J) minJ = std::fmin(minJ, v + 1);
+        if (getenv("PERBODY") && k % every == 0) {
+            for (size_t b = 0; b < w.model().femBodies.size(); ++b) {
+                Real v = 0, mj = 1e9;
+                for (int n = 0; n < w.model().femNodeCount(); ++n) if (w.model().femNodeBody[n] == (int)b) v = std::fmax(v, length(st.femVel[n]));
+                for (int t = 0; t < w.model().femTetCount(); ++t) if (w.model().femTetBody[t] == (int)b) mj = std::fmin(mj, J[t] + 1);
+                printf("   body %zu vmax %.3f minJ %.3f\n", b, v, mj);
+            }
+        }
         if (k % every == 0)
             printf("%d %.4f %.4f %.4f %.3f %.4f %.4f %.4f %+.4f %.2e %d %.3f\n", k, st.time, zmin, zmax, vmax, ke, pe, ee,
                    ke + pe + ee - e0, w.solveStats().residualFinal, w.solveStats().newtonIterations, minJ);
