@@ -14,6 +14,10 @@ namespace {
 
 const Vec3 kRest[4] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
 
+// doctest::Approx passes when |a - b| < epsilon (scale + max(|a|, |b|)) with scale 1 by default:
+// an absolute floor of epsilon, under which a small figure (an energy of 1e-4) always passes.
+// The checks of small figures below set scale(0), a purely relative tolerance.
+
 Mat3 randomMatrix(std::mt19937& rng, Real scale) {
     std::uniform_real_distribution<double> u(-1, 1);
     Mat3 m;
@@ -43,7 +47,7 @@ Real elementEnergy(const FemMaterial& m, const TetRest& r, const Vec3 x[4]) {
 TEST_CASE("fem: rest data, and inverted or degenerate tets are refused") {
     TetRest r;
     REQUIRE(makeTetRest(kRest[0], kRest[1], kRest[2], kRest[3], 0, r));
-    CHECK(r.volume == doctest::Approx(1.0 / 6.0));
+    CHECK(r.volume == doctest::Approx(1.0 / 6.0).epsilon(1e-15).scale(0));
     CHECK_FALSE(makeTetRest(kRest[0], kRest[2], kRest[1], kRest[3], 0, r));             // inverted
     CHECK_FALSE(makeTetRest(kRest[0], kRest[1], kRest[2], Vec3{1, 1, 0}, 0, r));         // flat
 }
@@ -108,7 +112,7 @@ TEST_CASE("fem: corotated rows give linear elasticity's energy and Young's modul
         for (const FemRow& row : rows) fromRows += Real(0.5) * row.value * row.value / row.compliance;
         const Real tr = trace(E);
         const Real closed = r.volume * (m.mu * frobenius(E, E) + Real(0.5) * m.lambda * tr * tr);
-        CHECK(fromRows == doctest::Approx(closed).epsilon(1e-9));
+        CHECK(fromRows == doctest::Approx(closed).epsilon(1e-9).scale(0));   // relative: closed is ~1e-2 J
     }
     const Real e = 1e-4, de = 1e-7;
     auto energy = [&](Real strain) {
@@ -121,7 +125,7 @@ TEST_CASE("fem: corotated rows give linear elasticity's energy and Young's modul
         return u;
     };
     const Real stress = (energy(e + de) - energy(e - de)) / (2 * de) / r.volume;
-    CHECK(stress == doctest::Approx(Y * e).epsilon(1e-4));
+    CHECK(stress == doctest::Approx(Y * e).epsilon(1e-4).scale(0));   // relative: Y e = 10 Pa
 }
 
 TEST_CASE("fem: row gradients match finite differences (corotated at a rotated rest, neo-Hookean anywhere)") {
@@ -250,7 +254,7 @@ TEST_CASE("fem: stable neo-Hookean agrees with the linear material at small stra
         const Mat3 F = mat3Identity() + E;
         // Energies agree to second order: relative difference O(|E|).
         const Real excess = femEnergyDensity(nh, F) - femEnergyDensity(nh, mat3Identity());
-        CHECK(excess == doctest::Approx(femEnergyDensity(lin, F)).epsilon(1e-3));
+        CHECK(excess == doctest::Approx(femEnergyDensity(lin, F)).epsilon(1e-3).scale(0));   // relative: ~1e-4 J/m^3
     }
     // An inverted element: its smallest stretch is negative, and raising it lowers the energy.
     const Mat3 F = mat3Diag({1, 1, Real(-0.2)});
