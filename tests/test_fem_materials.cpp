@@ -1,10 +1,11 @@
 // The two materials in the step under large compression: volume kept by the stable neo-Hookean
-// material, lost by the corotated linear one ([NSN] section 9.2.2 and figure 13), and no element
-// inverted under a 90% squeeze.
+// material, lost by the corotated linear one ([NSN] section 9.2.2 and figure 13), against the
+// closed forms of uniaxial stress; and why a 90% squeeze inverts elements (a skipped case).
 #include <doctest/doctest.h>
 
 #include <cmath>
 
+#include "engine/fem/fem_extension.h"
 #include "tests/fem_test_util.h"
 
 using namespace cs;
@@ -12,68 +13,150 @@ using namespace cs::femtest;
 
 namespace {
 
-// A cube squeezed between bonded platens: the bottom face's nodes held, the top face's nodes
-// moved down at constant speed to height ratio H over 2 s, then held for 1 s (360 steps at
-// 120 Hz). Calls visit(world) after every step.
+// A 0.1 m cube (4 x 4 x 4 cells, 384 tets) squeezed to height ratio H over 2 s, then held for
+// 1 s (360 steps at 120 Hz, no gravity). Calls visit(world, height) after every step, height
+// the platens' gap.
+//   Bonded: the bottom face's nodes held, the top face's moved down at constant speed.
+//   Sliding: frictionless platens, the ground below and a rigid plate above (driven by
+//   position and velocity each step), so the faces slide and the lateral faces are free: the
+//   block is in uniaxial stress, a homogeneous state every constant-strain mesh represents.
 template <class Visit>
-void squeezeCube(FemMaterialType type, Real poisson, Real ratio, Model& model, Visit visit) {
+void squeezeCube(FemMaterialType type, Real poisson, Real ratio, bool bonded, Model& model, Visit visit) {
     const Real half = Real(0.05);
     FemBodyDesc d = blockDesc({half, half, half}, 4, Real(1e5), poisson, type);
     d.damping = Real(0.02);
     const std::vector<int> bottom = nodesAt(d.mesh, 2, -half), top = nodesAt(d.mesh, 2, half);
-    d.pinned = bottom;
-    d.pinned.insert(d.pinned.end(), top.begin(), top.end());
+    int plate = -1;
+    const Real plateHalf = Real(0.01);
+    if (bonded) {
+        d.pinned = bottom;
+        d.pinned.insert(d.pinned.end(), top.begin(), top.end());
+    } else {
+        addGround(model, 0);
+        d.pose.pos = {0, 0, half};
+        d.material.friction = 0;
+        BodyDesc b;
+        b.name = "platen";
+        b.mass = 1e6;
+        ShapeDesc shape;
+        shape.polytope = makeBox({Real(0.3), Real(0.3), plateHalf});
+        b.shapes.push_back(shape);
+        b.pose.pos = {0, 0, 2 * half + plateHalf};
+        b.material.friction = 0;
+        std::string error;
+        plate = addBody(model, b, &error);
+        REQUIRE(plate >= 0);
+    }
     addFem(model, d);
     WorldSettings s;
     s.gravity = {0, 0, 0};
     World world(model, s);
+    const Real speed = (1 - ratio) * 2 * half / 2;   // m/s, over 2 s
+    auto heightAt = [&](int step) { return (1 - std::fmin(Real(1), Real(step) / 240) * (1 - ratio)) * 2 * half; };
     for (int step = 0; step < 360; ++step) {
-        const Real progress = std::fmin(Real(1), Real(step + 1) / 240);
-        for (int n : top) world.state().femPos[n].z = -half + (1 - progress * (1 - ratio)) * 2 * half;
+        const Real height = heightAt(step + 1);
+        if (bonded) {
+            for (int n : top) world.state().femPos[n].z = -half + height;
+        } else {   // the plate's bottom at the step's start height, moving to the end height
+            world.state().pos[plate] = {0, 0, heightAt(step) + plateHalf};
+            world.state().linVel[plate] = {0, 0, step < 240 ? -speed : Real(0)};
+            world.state().angVel[plate] = {0, 0, 0};
+        }
         world.step();
         REQUIRE_FALSE(world.lastStepFailed());
-        visit(world);
+        visit(world, height);
     }
+}
+
+Real smallestJ(const World& w) {
+    std::vector<Real> j, vm, stretch;
+    w.femTetFields(j, vm, stretch);
+    Real least = 1e30;
+    for (Real v : j) least = std::fmin(least, v + 1);
+    return least;
 }
 
 }  // namespace
 
-// Bonded platens at nu = 0.495 on a 4 x 4 x 4-cube mesh (384 tets), 50% of the height: measured
-// -6.2% volume for the stable neo-Hookean material and -36% for the corotated linear one, whose
-// trace-based volumetric term cannot see the volume lost at large strain ([NSN] figure 13). The
-// 1% the issue asks for is not reached here (bonded faces and a coarse mesh of linear tets lock).
-TEST_CASE("fem materials: 50% compression at nu = 0.495, stable neo-Hookean keeps the volume, linear loses it") {
-    Real change[2], smallest[2] = {1e30, 1e30};
-    for (int k = 0; k < 2; ++k) {
-        const FemMaterialType type = k == 0 ? FemMaterialType::StableNeoHookean : FemMaterialType::CorotatedLinear;
-        Model model;
-        Real volume = 0, speed = 0;
-        squeezeCube(type, Real(0.495), Real(0.5), model, [&](const World& w) {
-            volume = totalVolume(model, w.state());
-            speed = fastestFemNode(w.state().femVel);
-            std::vector<Real> j, vm, stretch;
-            w.femTetFields(j, vm, stretch);
-            for (Real v : j) smallest[k] = std::fmin(smallest[k], v + 1);
-        });
-        change[k] = volume / Real(0.1 * 0.1 * 0.1) - 1;
-        MESSAGE(std::string(k == 0 ? "stable neo-Hookean" : "corotated linear") << ": volume change "
-                << 100 * change[k] << "%, smallest J " << smallest[k] << ", fastest node " << speed << " m/s");
-    }
-    CHECK(std::fabs(change[0]) < 0.1);
-    CHECK(std::fabs(change[1]) > 0.3);
-    CHECK(smallest[0] > 0);
+struct SqueezeFigures {
+    Real volumeRatio = 0;   // V / V0 at the end
+    Real heightRatio = 0;   // top nodes' mean z minus the bottom nodes', over the rest height
+    Real smallestJ = 1e30;  // over the whole squeeze
+    Real fastest = 0;       // fastest node at the end, m/s
+};
+
+SqueezeFigures squeeze(FemMaterialType type, Real poisson, Real ratio, bool bonded) {
+    Model model;
+    SqueezeFigures f;
+    squeezeCube(type, poisson, ratio, bonded, model, [&](const World& w, Real) {
+        const State& st = w.state();
+        f.volumeRatio = totalVolume(model, st) / Real(0.1 * 0.1 * 0.1);
+        f.smallestJ = std::fmin(f.smallestJ, smallestJ(w));
+        f.fastest = fastestFemNode(st.femVel);
+        Real lo = 1e30, hi = -1e30, top = 0, bottom = 0;
+        for (const Vec3& p : model.femRestPos) {
+            lo = std::fmin(lo, p.z);
+            hi = std::fmax(hi, p.z);
+        }
+        int nTop = 0, nBottom = 0;
+        for (int n = 0; n < model.femNodeCount(); ++n) {
+            if (model.femRestPos[n].z > hi - Real(1e-9)) top += st.femPos[n].z, ++nTop;
+            if (model.femRestPos[n].z < lo + Real(1e-9)) bottom += st.femPos[n].z, ++nBottom;
+        }
+        f.heightRatio = (top / nTop - bottom / nBottom) / (hi - lo);
+    });
+    return f;
 }
 
-// At 90% of the height some elements invert (measured smallest J = -0.53 at 120 Hz, the same at
-// 8 substeps): reported, not yet prevented; the test keeps the figure visible.
+// Sliding platens at nu = 0.495, 50% of the height: uniaxial stress, whose closed forms
+// (engine/fem/fem_extension.cpp uniaxialVolumeRatio) are J = alpha - C1 / (D1 s) = 0.990 for
+// stable neo-Hookean (alpha = 1.01, C1 / D1 = 0.01: the energy itself gives up exactly 1.0% at
+// s = 0.5) and J = s (1 - nu (s - 1))^2 = 0.778 for corotated linear (its trace-based volume term
+// cannot see the volume lost at large strain, [NSN] figure 13). Measured: neo-Hookean V/V0 =
+// 0.99000 (smallest element J 0.989), linear 0.7781; both equal their closed forms to 1e-5.
+TEST_CASE("fem materials: 50% compression at nu = 0.495, stable neo-Hookean keeps the volume within 1%, linear loses 22%") {
+    const SqueezeFigures nh = squeeze(FemMaterialType::StableNeoHookean, Real(0.495), Real(0.5), false);
+    const SqueezeFigures lin = squeeze(FemMaterialType::CorotatedLinear, Real(0.495), Real(0.5), false);
+    const Real closedNh = uniaxialVolumeRatio(femMaterial(FemMaterialType::StableNeoHookean, 1e5, 0.495), 0.495, nh.heightRatio);
+    const Real closedLin = uniaxialVolumeRatio(femMaterial(FemMaterialType::CorotatedLinear, 1e5, 0.495), 0.495, lin.heightRatio);
+    MESSAGE("sliding platens, height " << nh.heightRatio << ": stable neo-Hookean V/V0 " << nh.volumeRatio << " (closed form "
+            << closedNh << ", smallest J " << nh.smallestJ << "); corotated linear V/V0 " << lin.volumeRatio
+            << " (closed form " << closedLin << ")");
+    CHECK(std::fabs(nh.heightRatio - Real(0.5)) < Real(1e-3));
+    CHECK(std::fabs(nh.volumeRatio - closedNh) < Real(1e-3));
+    CHECK(std::fabs(nh.volumeRatio - 1) <= Real(0.0101));   // 1% (the closed form's 1.0%) and round-off
+    CHECK(nh.smallestJ > Real(0.98));                        // homogeneous: no element strays
+    CHECK(std::fabs(lin.volumeRatio - closedLin) < Real(1e-3));
+    CHECK(1 - lin.volumeRatio > Real(0.2));
+}
+
+// Bonded platens (both faces' nodes held; the faces cannot widen, so the block must bulge, and a
+// 4 x 4 x 4 mesh of constant-strain tets cannot bulge at constant volume: it locks): measured
+// V/V0 0.938 for stable neo-Hookean, 0.642 for corotated linear (smallest J -2.0: inverted
+// corner elements). Kept as the figure of the mesh's locking, with loose bounds.
+TEST_CASE("fem materials: 50% compression between bonded platens (a locking mesh), measured") {
+    const SqueezeFigures nh = squeeze(FemMaterialType::StableNeoHookean, Real(0.495), Real(0.5), true);
+    const SqueezeFigures lin = squeeze(FemMaterialType::CorotatedLinear, Real(0.495), Real(0.5), true);
+    MESSAGE("bonded platens: stable neo-Hookean V/V0 " << nh.volumeRatio << " (smallest J " << nh.smallestJ
+            << "), corotated linear " << lin.volumeRatio << " (smallest J " << lin.smallestJ << ")");
+    CHECK(std::fabs(nh.volumeRatio - 1) < 0.1);
+    CHECK(1 - lin.volumeRatio > 0.3);
+    CHECK(nh.smallestJ > 0);
+}
+
+// A 90% squeeze inverts elements, and it is the energy's doing. Under uniaxial stress [NSN]'s
+// stable neo-Hookean (appendix B, no barrier at J = 0) settles at J = alpha - C1 / (D1 s) = 0.1
+// at nu = 0.45 and s = 0.1 (alpha = 1.1, C1 / D1 = 0.1): the lateral faces do not bulge at all
+// and the volume is crushed by 90%.
+// Below J = alpha / 2 (0.55) the energy is concave in the volume (the stretch Hessian's
+// off-diagonal 2 D1 (2 J - alpha) < 0), so that state is unstable and the mesh buckles: measured
+// smallest J -0.037 between sliding platens (V/V0 0.259) and -0.53 between bonded ones (0.430).
+// Preventing it needs an energy with a barrier (a log J term) or a different material.
 TEST_CASE("fem materials: a 90% squeeze (stable neo-Hookean), smallest J measured" * doctest::skip()) {
-    Model model;
-    Real smallest = 1e30;
-    squeezeCube(FemMaterialType::StableNeoHookean, Real(0.45), Real(0.1), model, [&](const World& w) {
-        std::vector<Real> j, vm, stretch;
-        w.femTetFields(j, vm, stretch);
-        for (Real v : j) smallest = std::fmin(smallest, v + 1);
-    });
-    MESSAGE("smallest J over the squeeze: " << smallest);
-    CHECK(smallest > 0);
+    CHECK(near(uniaxialVolumeRatio(femMaterial(FemMaterialType::StableNeoHookean, 1e5, 0.45), 0.45, 0.1), 0.1, 1e-9));
+    for (bool bonded : {false, true}) {
+        const SqueezeFigures f = squeeze(FemMaterialType::StableNeoHookean, Real(0.45), Real(0.1), bonded);
+        MESSAGE(std::string(bonded ? "bonded" : "sliding") << " platens: V/V0 " << f.volumeRatio << ", smallest J " << f.smallestJ);
+        CHECK(f.smallestJ > 0);
+    }
 }

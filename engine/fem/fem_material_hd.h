@@ -20,11 +20,14 @@
 //   material's stretch Hessian at rest (diagonal 2 mu + lambda, off-diagonal lambda) against
 //   appendix B's (diagonal 2 (C1 + D1), off-diagonal 2 D1 (2 - alpha)) gives
 //   C1 = mu / 2, D1 = (lambda + mu) / 2, alpha = 1 + mu / (lambda + mu).
-//   Rows: one per stretch, the compliance the diagonal of the inverse Hessian's approximation
-//   alpha_i = 1 / (V H_ii), H_ii = 2 (D1 s_j^2 s_k^2 + C1) > 0 (appendix B: "a simple diagonal
-//   approximation to E is often sufficient"), the value C_i = alpha_i V dPsi/ds_i (eq. 80's E c),
-//   and ds_i/dF = u_i v_i^T (F = U diag(s) V^T; Papadopoulo and Lourakis 2000, Perez et al. 2013);
-//   plus three shear rows of the principal frame (below, in femElementRows).
+//   Rows: three along the eigenvectors q_k of the stretch Hessian N = d2Psi/ds2, so that the
+//   diagonal compliance alpha_k = 1 / (V Lambda_k) is eq. 84's E = (V N)^-1 exactly (N's
+//   eigenvalues Lambda_k projected to >= C1), the value C_k = alpha_k V q_k . dPsi/ds (eq. 80's
+//   E c), and ds_i/dF = u_i v_i^T (F = U diag(s) V^T; Papadopoulo and Lourakis 2000, Perez et al.
+//   2013); plus three shear rows of the principal frame (below, in femElementRows).
+//   Appendix B's "simple diagonal approximation to E" (alpha_i = 1 / (V N_ii)) was used first:
+//   it keeps 0.38 of the volume mode's stiffness at nu = 0.45 and made the step unstable
+//   (neoHookeanStretchDerivatives).
 // Appendix B prints dPsi/ds with (J - 1); the derivative of its eq. 107 has (J - alpha), used here.
 //
 // Activation (the PneuNet's chambers): a uniform internal pressure a (Pa; > 0 expands) in the
@@ -35,9 +38,8 @@
 //   the volumetric row's value becomes C_0 = e_vol - e0, same compliance and gradient. A free
 //   element then settles at tr(eps) = sqrt(3) e0 = a / K, K = lambda + 2 mu / 3 the bulk
 //   modulus: linear elasticity's answer for a pressure a (tests/test_fem_physics.cpp).
-//   Stable neo-Hookean: dU_a/ds_i = -a V s_j s_k is added to V dPsi/ds_i; the row's value is
-//   again (dPsi/ds_i - a s_j s_k) / H_ii (the activation's own Hessian is left out of the
-//   diagonal compliance, a quasi-Newton choice that keeps alpha_i > 0).
+//   Stable neo-Hookean: dU_a/ds_i = -a V s_j s_k is added to V dPsi/ds_i, and its Hessian
+//   -a V s_k to N's off-diagonal entries (the projection keeps the compliances positive).
 #pragma once
 
 #include "engine/fem/tet_math_hd.h"
@@ -115,6 +117,25 @@ CS_HD Real femEnergyDensity(const FemMaterial& m, const Mat3& F) {
     return C1 * (lengthSq(s) - 3) + D1 * (J - alpha) * (J - alpha);
 }
 
+// Stable neo-Hookean's stretch derivatives (appendix B) with the activation's work -a (J - 1):
+//   grad_i = 2 C1 s_i + (2 D1 (J - alpha) - a) s_j s_k,
+//   N_ii = 2 (D1 s_j^2 s_k^2 + C1),   N_ij = (2 D1 (2 J - alpha) - a) s_k   (k the third index).
+// The full N, not its diagonal: the off-diagonal terms carry the volumetric stiffness (at rest
+// N = (2 mu) 1 + lambda 1 1^T, whose diagonal alone gives the volume mode 2 mu + lambda of its
+// 2 mu + 3 lambda), and a step linearized once with so soft a volume mode is unstable for
+// h omega > 4 (tests/test_fem_impact.cpp).
+CS_HD void neoHookeanStretchDerivatives(const FemMaterial& m, Vec3 s, Real activation, Vec3& grad, Mat3& N) {
+    Real C1, D1, alpha;
+    neoHookeanConstants(m, C1, D1, alpha);
+    const Real J = s.x * s.y * s.z;
+    for (int i = 0; i < 3; ++i) {
+        const int j = (i + 1) % 3, k = (i + 2) % 3;
+        grad[i] = 2 * C1 * s[i] + (2 * D1 * (J - alpha) - activation) * s[j] * s[k];
+        N.m[i][i] = 2 * (D1 * s[j] * s[j] * s[k] * s[k] + C1);
+        N.m[j][k] = N.m[k][j] = (2 * D1 * (2 * J - alpha) - activation) * s[i];
+    }
+}
+
 // The element's rows at the nodes' current positions; returns their count.
 // activation: the internal pressure a of the header (Pa), 0 for none.
 CS_HD int femElementRows(const FemMaterial& m, const TetRest& r, Vec3 x0, Vec3 x1, Vec3 x2, Vec3 x3,
@@ -166,15 +187,25 @@ CS_HD int femElementRows(const FemMaterial& m, const TetRest& r, Vec3 x0, Vec3 x
         rows[3 + p].compliance = Real(1) / (r.volume * kij);
         nodeGradients(r, dS, rows[3 + p].grad);
     }
-    for (int i = 0; i < 3; ++i) {
-        const Real sj = s[(i + 1) % 3], sk = s[(i + 2) % 3];
-        const Real dPsi = 2 * C1 * s[i] + 2 * D1 * (J - alpha) * sj * sk - activation * sj * sk;
-        const Real Hii = 2 * (D1 * sj * sj * sk * sk + C1);
-        rows[i].compliance = Real(1) / (r.volume * Hii);
-        rows[i].value = dPsi / Hii;
-        const Vec3 u = column(U, i), v = column(V, i);
-        const Mat3 dS = matFromColumns(v.x * u, v.y * u, v.z * u);   // u v^T
-        nodeGradients(r, dS, rows[i].grad);
+    // Stretch rows 0..2 along the eigenvectors q_k of the stretch Hessian N (appendix B):
+    // E = (V N)^-1 of eq. 84 made diagonal by the rows r_k = q_k . s, compliance 1 / (V Lambda_k),
+    // value q_k . dPsi/ds / Lambda_k, gradient sum_i q_ik u_i v_i^T. Lambda_k is clamped below at
+    // C1 ([NSN] 9.2.2's projection to the positive cone).
+    Vec3 grad, lam;
+    Mat3 N, Q;
+    neoHookeanStretchDerivatives(m, s, activation, grad, N);
+    symmetricEigen(N, lam, Q);
+    for (int k = 0; k < 3; ++k) {
+        const Real Lk = lam[k] > C1 ? lam[k] : C1;
+        const Vec3 q = column(Q, k);
+        rows[k].compliance = Real(1) / (r.volume * Lk);
+        rows[k].value = dot(q, grad) / Lk;
+        Mat3 dS = mat3Zero();
+        for (int i = 0; i < 3; ++i) {
+            const Vec3 u = column(U, i), v = column(V, i);
+            dS = dS + q[i] * matFromColumns(v.x * u, v.y * u, v.z * u);   // q_ik u_i v_i^T
+        }
+        nodeGradients(r, dS, rows[k].grad);
     }
     return 6;
 }
