@@ -46,7 +46,8 @@ Outcome runScene(const std::string& scene, int steps, bool cull) {
     o.topDrift = length(w.state().pos[top] - w.model().initialPos[top]);
     o.residual = w.solveStats().residualFinal;
     o.culled = w.solveStats().culledContacts;
-    MESSAGE(scene, (cull ? " culled" : " every row"), ": penetration ", o.maxPenetration, " m, top drift ", o.topDrift,
+    const std::string label = scene + (cull ? " culled" : " every row");
+    MESSAGE(label, ": penetration ", o.maxPenetration, " m, top drift ", o.topDrift,
             " m, residual ", o.residual, " m/s, rows/step ", o.rowsMean, ", left out ", o.culled, ", re-solves ",
             o.resolves);
     return o;
@@ -120,7 +121,8 @@ TEST_CASE("row culling: a gap closed by a collision within the step is solved ag
             depth[cull] = std::fmax(depth[cull], w.maxPenetration());
             resolves += w.solveStats().cullResolves;
         }
-        MESSAGE((cull ? "culled" : "every row"), ": deepest ", depth[cull], " m");
+        const std::string label = cull ? "culled" : "every row";
+        MESSAGE(label, ": deepest ", depth[cull], " m");
     }
     CHECK(resolves > 0);
     CHECK(depth[1] <= 2 * depth[0] + 1e-6);
