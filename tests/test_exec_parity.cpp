@@ -28,7 +28,6 @@ World loadWorld(const std::string& name) {
     SceneInfo info;
     std::string error;
     REQUIRE_MESSAGE(loadScene(name, model, settings, info, &error), error);
-    settings.solver.cullRows = false;   // the device pipeline solves every row (row_culling.h is CPU only)
     return World(std::move(model), settings);
 }
 

@@ -1,6 +1,8 @@
 // Row culling: the standard model's potential contacts that cannot close within the step are
 // left out of the row list, with their friction rows, and a check after the solve proves that
-// each one stayed open (SolverSettings::cullRows, scene key "cull_rows").
+// each one stayed open (SolverSettings::cullRows, scene key "cull_rows"; off by default, see
+// docs/speed.md: the argument below needs a converged solve, and table_pile, whose Newton runs
+// at its cap unconverged, blew up with it).
 //
 // Why it pays: at rest in the peer pyramids most rows belong to open contacts (the 1 mm side
 // gaps); the Newton linearization already decouples them, but the linear solver still gathers
