@@ -55,8 +55,8 @@ bool stateIsFinite(const World& world) {
 namespace {
 
 struct Stats {
-    int contactsMax = 0;
-    double contactsMean = 0, wallMean = 0, wallMedian = 0, wallP95 = 0, cpuMedian = 0;
+    int contactsMax = 0, cullResolves = 0;
+    double rowsMean = 0, contactsMean = 0, wallMean = 0, wallMedian = 0, wallP95 = 0, cpuMedian = 0;
     double newtonMean = 0, linearMean = 0, residualMean = 0, residualMax = 0, residualFinal = 0;
     double penetrationMax = 0, overlapFinal = 0, overlapMax = 0, keFinal = 0;
 };
@@ -66,6 +66,8 @@ Stats computeStats(const RunSummary& s) {
     std::vector<double> wall, cpu;
     for (const StepRecord& r : s.records) {
         t.contactsMean += r.contacts;
+        t.rowsMean += r.rows;
+        t.cullResolves += r.cullResolves;
         t.contactsMax = std::max(t.contactsMax, r.contacts);
         wall.push_back(r.wallMs);
         cpu.push_back(r.cpuMs);
@@ -78,6 +80,7 @@ Stats computeStats(const RunSummary& s) {
     }
     double n = std::max<double>(1, double(s.records.size()));
     t.contactsMean /= n;
+    t.rowsMean /= n;
     t.newtonMean /= n;
     t.linearMean /= n;
     t.residualMean /= n;
@@ -118,6 +121,8 @@ std::string summaryJson(const RunSummary& s) {
     j["thread_wait"] = s.threadWait;
     j["top_drift_m"] = s.topDrift;
     j["contacts"] = {{"mean", t.contactsMean}, {"max", t.contactsMax}};
+    j["rows_mean"] = t.rowsMean;
+    j["cull_resolves"] = t.cullResolves;
     j["wall_ms_per_step"] = {{"mean", t.wallMean}, {"median", t.wallMedian}, {"p95", t.wallP95}};
     j["cpu_ms_per_step_median"] = t.cpuMedian;
     j["newton_iters_mean"] = t.newtonMean;

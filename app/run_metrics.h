@@ -16,6 +16,8 @@ struct StepRecord {
     int step = 0;
     double time = 0;               // s, after the step
     int contacts = 0;
+    int rows = 0;                  // rows of the last solve (SolveStats::rows)
+    int cullResolves = 0;          // solves repeated with every row (SolveStats::cullResolves)
     int newtonIterations = 0;
     int linearIterations = 0;
     double residual = 0;           // ||h|| of the NCP system at exit

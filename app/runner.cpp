@@ -159,6 +159,8 @@ int runHeadless(const RunOptions& o) {
         r.contacts = gpu ? gpu->contactCount() : int(world.contacts().size());
         const SolveStats& st = gpu ? gpu->solveStats() : world.solveStats();
         r.newtonIterations = st.newtonIterations;
+        r.rows = st.rows;
+        r.cullResolves = st.cullResolves;
         r.linearIterations = st.linearIterations;
         r.residual = double(st.residualFinal);
         r.maxPenetration = double(gpu ? gpu->maxPenetration() : world.maxPenetration());

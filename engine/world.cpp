@@ -23,6 +23,7 @@
 #include "engine/collision/distance.h"
 #include "engine/collision/narrow_phase.h"
 #include "engine/contact/contact_model.h"
+#include "engine/contact/row_culling.h"
 #include "engine/fem/fem_contact.h"
 #include "engine/fem/fem_drag.h"
 #include "engine/fem/fem_step.h"
@@ -48,6 +49,7 @@ struct World::Scratch {
     NewtonScratch newton;
     CcpScratch ccp;                       // [CCP] model's solvers
     FemContactScratch femContacts;        // the FEM contacts of the step (engine/fem/fem_contact.h)
+    RowCull cull;                         // contacts left out of the rows (engine/contact/row_culling.h)
 };
 
 namespace {
@@ -174,6 +176,8 @@ void World::substep(Real h) {
                              "use the standard model\n", modelType == ContactModelType::PEG ? "PEG" : "PLUS");
         femModelNoted_ = true;
     }
+    bool cull = settings.solver.cullRows && modelType == ContactModelType::Standard;
+    int cullResolves = 0;
     for (int pass = 0;; ++pass) {
         // ---- broad phase ----
         auto t = Clock::now();
@@ -189,7 +193,7 @@ void World::substep(Real h) {
         // ---- contact model: contacts, joints and the drag to rows ----
         t = Clock::now();
         startBodyVelocities(model_, state_, s.active.data(), settings.gravity, h, bv);
-        ContactStageInput rowsIn{model_, settings, *detect, potential_, h};
+        ContactStageInput rowsIn{model_, settings, *detect, potential_, h, cull ? &s.cull : nullptr};
         contactPreSolve(rowsIn, bv);
         appendFemNodes(model_, state_, settings.gravity, h, bv);
         s.rows.clear();
@@ -213,11 +217,20 @@ void World::substep(Real h) {
         if (modelType == ContactModelType::CCP) solveCcp(settings.solver, h, s.rows, bv, s.ccp, solveStats_);
         else solveNewton(settings.solver, h, s.rows, bv, s.newton, solveStats_);
         profile_.solve += secondsSince(t);
+        if (cull && !culledContactsStayOpen(s.cull, potential_, *detect, bv, h)) {
+            cull = false;   // a left-out contact would have closed: this pass again with every row
+            ++cullResolves;
+            --pass;
+            continue;
+        }
+        solveStats_.rows = s.rows.size();
+        solveStats_.culledContacts = cull ? (int)s.cull.culled.size() : 0;
+        solveStats_.cullResolves = cullResolves;
 
         if (pass >= redetectPasses || !widenDetection(narrow, pass == 0)) break;
         detect = &s.detect;
     }
-    ContactStageInput in{model_, settings, state_, potential_, h};
+    ContactStageInput in{model_, settings, state_, potential_, h, cull ? &s.cull : nullptr};
 
     // ---- integrate ----
     auto t = Clock::now();

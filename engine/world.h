@@ -64,6 +64,11 @@ struct SolverSettings {
                                          //   the rest by the linear solver (engine/solver/decoupled_rows.h; CPU
                                          //   only). Off: 1.6x faster on the 385-box pyramid, but the default
                                          //   pyramid's penetration grew from 1.2e-6 to 9.8e-5 m
+    bool cullRows = false;               // standard model, CPU: contacts that cannot close within the step
+                                         //   get no rows; checked after the solve, which runs again with
+                                         //   every row if one would have closed (engine/contact/row_culling.h).
+                                         //   Off: 2.2x faster on the 385-box pyramid, but table_pile (Newton
+                                         //   at its cap, unconverged) blew up with it (docs/speed.md)
     Real stabilization = 1;              // fraction of the gap psi/h kept in the constraint ([PEG] eq. 9)
     Real maxPushoutSpeed = 1;            // m/s: cap on the speed at which overlaps are corrected
     PegSettings peg;
@@ -141,6 +146,9 @@ struct SolveStats {
     std::vector<Real> newtonResidual;                // (newton iters + 1)
     std::vector<std::vector<Real>> linearResidual;   // (newton iters) x (linear iters + 1)
     std::vector<Real> ccpMerit;                      // [CCP] model: its merit (m/s) per iteration, entry 0 at the start
+    int rows = 0;                        // rows of the last solve
+    int culledContacts = 0;              // contacts left out of it (SolverSettings::cullRows)
+    int cullResolves = 0;                // solves repeated with every row because a left-out contact closed
 };
 
 // The mouse drag: a compliant point-to-point constraint from a point fixed on the body to a

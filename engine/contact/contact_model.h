@@ -22,12 +22,15 @@
 
 namespace cs {
 
+struct RowCull;   // engine/contact/row_culling.h
+
 struct ContactStageInput {
     const Model& model;
     const WorldSettings& settings;
     const State& state;
     const std::vector<PotentialContact>& potential;
     Real h;
+    RowCull* cull = nullptr;   // standard model: leave out contacts that cannot close (row_culling.h)
 };
 
 // True when the model is implemented in this build; otherwise *why says which issue adds it.

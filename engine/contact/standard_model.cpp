@@ -9,10 +9,12 @@
 // rA = pA - xA, rB = pB - xB, and tangents t1, t2 completing n to a frame:
 //   normal row   J = [ n, rA x n | -n, -(rB x n) ],   C0 = psi (the gap, m)
 //   friction row J = [ t, rA x t | -t, -(rB x t) ]    for t = t1, t2 (D^T u of eq. 31)
-// The per-contact math is CS_HD in standard_rows_hd.h, shared with the CUDA backend.
+// The per-contact math is CS_HD in standard_rows_hd.h, shared with the CUDA backend. With
+// in.cull, contacts that cannot close within the step get no rows (row_culling.h).
 #include <algorithm>
 
 #include "engine/contact/contact_model.h"
+#include "engine/contact/row_culling.h"
 #include "engine/contact/standard_rows_hd.h"
 
 namespace cs {
@@ -28,10 +30,18 @@ void buildStandardRows(const ContactStageInput& in, ConstraintRows& rows) {
     const PotentialContact* pc = in.potential.data();
     const int warmCount = (int)in.state.warm.size();
     int pairFirst = 0;   // first contact of the current shape pair (contacts come grouped)
+    if (in.cull) {
+        in.cull->culled.clear();
+        in.cull->pushoutSpeed = cullPushoutSpeed(in.potential, in.settings, in.h);
+    }
     for (int ci = 0; ci < (int)in.potential.size(); ++ci) {
         const PotentialContact& c = pc[ci];
         if (ci > 0 && (c.shapeA != pc[ci - 1].shapeA || c.shapeB != pc[ci - 1].shapeB)) pairFirst = ci;
         if (duplicateOfEarlierContact(pc, ci, pairFirst)) continue;
+        if (in.cull && contactCannotClose(c, in.model, in.state, in.settings.gravity, in.cull->pushoutSpeed, in.h)) {
+            in.cull->culled.push_back(ci);
+            continue;
+        }
         const Vec3 zero{0, 0, 0};
         StandardContactRows r = standardContactRows(c, c.bodyA >= 0 ? in.state.pos[c.bodyA] : zero,
                                                     c.bodyB >= 0 ? in.state.pos[c.bodyB] : zero,
@@ -50,18 +60,39 @@ void buildStandardRows(const ContactStageInput& in, ConstraintRows& rows) {
     }
 }
 
+namespace {
+
+// A left-out contact as World::contacts() reports it: open, no impulse, not sliding.
+Contact openContact(const ContactStageInput& in, int ci) {
+    const PotentialContact& g = in.potential[ci];
+    Contact c;
+    c.geometry = g;
+    c.mu = mixFriction(in.model, g.bodyA, g.bodyB, in.settings.frictionScale);
+    c.normalImpulse = c.tangentImpulse[0] = c.tangentImpulse[1] = 0;
+    tangentBasis(g.normal, c.tangent[0], c.tangent[1]);
+    c.sliding = false;
+    return c;
+}
+
+}  // namespace
+
 void storeStandardResults(const ContactStageInput& in, const ConstraintRows& rows, const BodyVelocities& bodies,
                           std::vector<Contact>& contacts, std::vector<WarmImpulse>& warm) {
     contacts.clear();
     warm.clear();
+    const int culledCount = in.cull ? (int)in.cull->culled.size() : 0;
+    int nextCulled = 0;   // left-out contacts are listed in their place, with zero impulses
     for (int i = 0; i < rows.size(); ++i) {
         if (rows.kind[i] != int(RowKind::Normal) || rows.owner[i] < 0) continue;
+        for (; nextCulled < culledCount && in.cull->culled[nextCulled] < rows.owner[i]; ++nextCulled)
+            contacts.push_back(openContact(in, in.cull->culled[nextCulled]));
         const PotentialContact& g = in.potential[rows.owner[i]];
         Contact c = contactFromRows(g, rows, i, bodies.velocity.data());
         contacts.push_back(c);
         warm.push_back(WarmImpulse{contactKeyOf(g), c.normalImpulse,
                                    c.tangentImpulse[0] * c.tangent[0] + c.tangentImpulse[1] * c.tangent[1]});
     }
+    for (; nextCulled < culledCount; ++nextCulled) contacts.push_back(openContact(in, in.cull->culled[nextCulled]));
     std::sort(warm.begin(), warm.end(), [](const WarmImpulse& a, const WarmImpulse& b) { return a.key < b.key; });
 }
 

@@ -87,6 +87,7 @@ void readSettings(JsonObject& obj, WorldSettings& w) {
     s.warmStart = obj.flag("warm_start", s.warmStart);
     s.complementarityPreconditioner = obj.flag("preconditioner", s.complementarityPreconditioner);
     s.decoupleRows = obj.flag("decouple_rows", s.decoupleRows);
+    s.cullRows = obj.flag("cull_rows", s.cullRows);
     s.stabilization = obj.nonNegative("stabilization", s.stabilization);
     if (s.stabilization > 1) obj.fail("stabilization", "must lie in [0, 1]");
     if (obj.has("plus")) {
