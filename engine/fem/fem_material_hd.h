@@ -6,13 +6,24 @@
 // row's generalized stress. Converged, lambda = -dU/ds: the exact elastic force whatever the
 // compliance is, so a diagonal E (below) changes the convergence, not the answer.
 //
-// Corotated linear ([NSN] eq. 85, with the rotation R of F = R S held fixed in the gradient):
-//   strain eps = sym(R^T F) - I, energy U = V (mu eps:eps + lambda/2 tr(eps)^2).
-//   Written in an orthonormal basis of symmetric matrices, B_vol = I / sqrt(3) and five traceless
-//   B_k, the energy is diagonal: U = V [mu sum_dev e_k^2 + (mu + 3 lambda / 2) e_vol^2], e_k = B_k : eps.
-//   So six rows, C_k = e_k, alpha_dev = 1 / (2 mu V), alpha_vol = 1 / ((2 mu + 3 lambda) V)
-//   (= 1 / (3 kappa V), kappa the bulk modulus), and dC_k/dF = R B_k. A rigid rotation of the
-//   element leaves eps = 0: rotation costs no energy.
+// Both materials are isotropic energies of the principal stretches s (F = U diag(s) V^T, svd3) and
+// share one set of rows ([NSN] section 9.2, eqs. 81-84, with s the principal stretches of 9.2.2):
+// three stretch rows along the eigenvectors of N = d2Psi/ds2 and three shear rows of the principal
+// frame (femElementRows). Each row's gradient is orthogonal to every infinitesimal rotation of the
+// element, dF = W F (W skew): ds_i/dF : W F = (U^T W U)_ii s_i = 0, and likewise for the shears
+// (below). So each row's node gradients carry no net torque about the element's current nodes, and
+// a free body linearized once per step keeps its angular momentum to round-off
+// (tests/test_fem_physics.cpp).
+//
+// Corotated linear ([NSN] eq. 85 with the strain of the corotated frame): eps = S - I with
+//   S = R^T F = V diag(s) V^T the polar stretch, so eps:eps = sum_i (s_i - 1)^2, tr eps = sum_i (s_i - 1):
+//   Psi = mu sum_i (s_i - 1)^2 + lambda/2 (sum_i (s_i - 1))^2,
+//   dPsi/ds_i = 2 mu (s_i - 1) + lambda sum_j (s_j - 1),   N = 2 mu 1 + lambda 1 1^T (constant).
+//   N's eigenvectors: (1,1,1)/sqrt(3) with 2 mu + 3 lambda (= 3 K, the volume mode), and the
+//   deviatoric plane with 2 mu; the shear rows' curvature is 2 mu. A rigid rotation leaves s = 1:
+//   rotation costs no energy. (Holding R fixed in the gradient, dC/dF = R B_k, was tried first: that
+//   gradient is orthogonal to rotations only at s = 1, and a spinning, strained free block gained
+//   or lost 1.7e-2 of its angular momentum in 2 s.)
 //
 // Stable neo-Hookean in principal stretches s ([NSN] appendix B, after Smith, de Goes, Kim 2018):
 //   Psi = C1 (I_C - 3) + D1 (J - alpha)^2, I_C = |s|^2, J = s1 s2 s3.
@@ -32,12 +43,10 @@
 //
 // Activation (the PneuNet's chambers): a uniform internal pressure a (Pa; > 0 expands) in the
 // element, whose potential is the work it does on the volume change, U_a = -a V (J - 1).
-//   Corotated linear: to first order J - 1 = tr(eps) = sqrt(3) e_vol (B_vol = I / sqrt(3)), so
-//   U = V [k_v e_vol^2 - sqrt(3) a e_vol] with k_v = mu + 3 lambda / 2, which is
-//   V k_v (e_vol - e0)^2 + const with e0 = sqrt(3) a / (2 k_v) = sqrt(3) a / (2 mu + 3 lambda):
-//   the volumetric row's value becomes C_0 = e_vol - e0, same compliance and gradient. A free
-//   element then settles at tr(eps) = sqrt(3) e0 = a / K, K = lambda + 2 mu / 3 the bulk
-//   modulus: linear elasticity's answer for a pressure a (tests/test_fem_physics.cpp).
+//   Corotated linear: to first order J - 1 = tr(eps) = sum_i (s_i - 1), so dU_a/ds_i = -a V, added to
+//   V dPsi/ds_i; N is unchanged. The volume row's value becomes sum_i (s_i - 1) / sqrt(3) -
+//   sqrt(3) a / (2 mu + 3 lambda), and a free element settles at tr(eps) = a / K, K = lambda + 2 mu / 3
+//   the bulk modulus: linear elasticity's answer for a pressure a (tests/test_fem_physics.cpp).
 //   Stable neo-Hookean: dU_a/ds_i = -a V s_j s_k is added to V dPsi/ds_i, and its Hessian
 //   -a V s_k to N's off-diagonal entries (the projection keeps the compliances positive).
 #pragma once
@@ -72,19 +81,6 @@ constexpr int kFemMaxRows = 6;
 
 CS_HD int femRowCount(FemMaterialType) { return 6; }
 
-// The orthonormal symmetric basis: k = 0 volumetric, 1..5 deviatoric.
-CS_HD Mat3 strainBasis(int k) {
-    const Real a = Real(1) / sqrt(Real(3)), b = Real(1) / sqrt(Real(2)), c = Real(1) / sqrt(Real(6));
-    switch (k) {
-        case 0: return mat3Diag({a, a, a});
-        case 1: return mat3Diag({b, -b, 0});
-        case 2: return mat3Diag({c, c, -2 * c});
-        case 3: return Mat3{{{0, b, 0}, {b, 0, 0}, {0, 0, 0}}};
-        case 4: return Mat3{{{0, 0, b}, {0, 0, 0}, {b, 0, 0}}};
-        default: return Mat3{{{0, 0, 0}, {0, 0, b}, {0, b, 0}}};
-    }
-}
-
 CS_HD Real frobenius(const Mat3& a, const Mat3& b) {
     Real s = 0;
     for (int i = 0; i < 3; ++i)
@@ -101,16 +97,14 @@ CS_HD void neoHookeanConstants(const FemMaterial& m, Real& C1, Real& D1, Real& a
 
 // Energy density Psi(F) (J/m^3), for the tests and the energy plots.
 CS_HD Real femEnergyDensity(const FemMaterial& m, const Mat3& F) {
-    if (m.type == FemMaterialType::CorotatedLinear) {
-        const Mat3 G = transpose(polarRotation(F)) * F;
-        Mat3 eps = Real(0.5) * (G + transpose(G));
-        for (int i = 0; i < 3; ++i) eps.m[i][i] -= 1;
-        const Real tr = trace(eps);
-        return m.mu * frobenius(eps, eps) + Real(0.5) * m.lambda * tr * tr;
-    }
     Mat3 U, V;
     Vec3 s;
     svd3(F, U, s, V);
+    if (m.type == FemMaterialType::CorotatedLinear) {
+        const Vec3 e = s - Vec3{1, 1, 1};
+        const Real tr = e.x + e.y + e.z;
+        return m.mu * lengthSq(e) + Real(0.5) * m.lambda * tr * tr;
+    }
     Real C1, D1, alpha;
     neoHookeanConstants(m, C1, D1, alpha);
     const Real J = s.x * s.y * s.z;
@@ -136,6 +130,32 @@ CS_HD void neoHookeanStretchDerivatives(const FemMaterial& m, Vec3 s, Real activ
     }
 }
 
+// Corotated linear's stretch derivatives (header) with the activation's work -a sum_i (s_i - 1):
+//   grad_i = 2 mu (s_i - 1) + lambda sum_j (s_j - 1) - a,   N = 2 mu 1 + lambda 1 1^T.
+CS_HD void corotatedStretchDerivatives(const FemMaterial& m, Vec3 s, Real activation, Vec3& grad, Mat3& N) {
+    const Real tr = (s.x - 1) + (s.y - 1) + (s.z - 1);
+    for (int i = 0; i < 3; ++i) {
+        grad[i] = 2 * m.mu * (s[i] - 1) + m.lambda * tr - activation;
+        for (int j = 0; j < 3; ++j) N.m[i][j] = m.lambda + (i == j ? 2 * m.mu : Real(0));
+    }
+}
+
+// dPsi/ds and d2Psi/ds2 of either material (eqs. 82-83 per unit volume).
+CS_HD void femStretchDerivatives(const FemMaterial& m, Vec3 s, Real activation, Vec3& grad, Mat3& N) {
+    if (m.type == FemMaterialType::CorotatedLinear) corotatedStretchDerivatives(m, s, activation, grad, N);
+    else neoHookeanStretchDerivatives(m, s, activation, grad, N);
+}
+
+// The curvature of Psi under a shear of the principal frame's pair (i, j), k the third index:
+//   k_ij = (dPsi/ds_i - dPsi/ds_j) / (s_i - s_j), in closed form (no division by s_i - s_j):
+//   corotated 2 mu; stable neo-Hookean 2 C1 - (2 D1 (J - alpha) - a) s_k.
+CS_HD Real femShearStiffness(const FemMaterial& m, Vec3 s, Real activation, int k) {
+    if (m.type == FemMaterialType::CorotatedLinear) return 2 * m.mu;
+    Real C1, D1, alpha;
+    neoHookeanConstants(m, C1, D1, alpha);
+    return 2 * C1 - (2 * D1 * (s.x * s.y * s.z - alpha) - activation) * s[k];
+}
+
 // The element's rows at the nodes' current positions; returns their count.
 // activation: the internal pressure a of the header (Pa), 0 for none.
 CS_HD int femElementRows(const FemMaterial& m, const TetRest& r, Vec3 x0, Vec3 x1, Vec3 x2, Vec3 x3,
@@ -144,23 +164,9 @@ CS_HD int femElementRows(const FemMaterial& m, const TetRest& r, Vec3 x0, Vec3 x
     Mat3 U, V;
     Vec3 s;
     svd3(F, U, s, V);
-    if (m.type == FemMaterialType::CorotatedLinear) {
-        const Mat3 R = U * transpose(V);
-        const Mat3 G = transpose(R) * F;
-        Mat3 eps = Real(0.5) * (G + transpose(G));
-        for (int i = 0; i < 3; ++i) eps.m[i][i] -= 1;
-        for (int k = 0; k < 6; ++k) {
-            const Mat3 B = strainBasis(k);
-            rows[k].value = frobenius(B, eps);
-            rows[k].compliance = k == 0 ? Real(1) / ((2 * m.mu + 3 * m.lambda) * r.volume) : Real(1) / (2 * m.mu * r.volume);
-            nodeGradients(r, R * B, rows[k].grad);
-        }
-        rows[0].value -= sqrt(Real(3)) * activation / (2 * m.mu + 3 * m.lambda);
-        return 6;
-    }
-    Real C1, D1, alpha;
-    neoHookeanConstants(m, C1, D1, alpha);
-    const Real J = s.x * s.y * s.z;
+    // Floor of the rows' stiffnesses ([NSN] 9.2.2's projection to the positive cone): C1 = mu / 2;
+    // the corotated material's are constant, 2 mu and 2 mu + 3 lambda, and never reach it.
+    const Real stiffMin = m.mu / 2;
     // Shear rows 3..5 (pairs i < j): without them the three stretch rows' fixed gradients
     // u_i v_i^T leave every shear of the principal frame without stiffness within a step (a
     // stretch changes only to second order under it), and a free block rang on for seconds
@@ -169,14 +175,14 @@ CS_HD int femElementRows(const FemMaterial& m, const TetRest& r, Vec3 x0, Vec3 x
     // decomposition taken out, the shear of S = R^T F in the principal frame is
     //   dS_ij = (s_i G_ij + s_j G_ji) / (s_i + s_j)   (a rigid rotation gives 0),
     // and the row C = sqrt(2) dS_ij (unit-norm symmetric basis) has the isotropic energy's
-    // curvature k_ij = (Psi_i - Psi_j) / (s_i - s_j) = 2 C1 - (2 D1 (J - alpha) - a) s_k,
-    // compliance 1 / (V k_ij) (k_ij clamped below at C1, [NSN] 9.2.2's projection to positive),
-    // value 0 (the stress is diagonal in the principal frame), so the fixed point is unchanged.
-    // At rest k_ij = 2 mu: the corotated material's deviatoric compliance.
+    // curvature k_ij = (Psi_i - Psi_j) / (s_i - s_j) (femShearStiffness), compliance 1 / (V k_ij)
+    // (k_ij clamped below at stiffMin), value 0 (the stress is diagonal in the principal frame),
+    // so the fixed point is unchanged. At rest k_ij = 2 mu in both materials: with the stretch
+    // rows, the six rows of linear elasticity (volume 2 mu + 3 lambda, five deviatoric 2 mu).
     for (int p = 0; p < 3; ++p) {
         const int i = p == 2 ? 1 : 0, j = p == 0 ? 1 : 2, k = 3 - i - j;
-        Real kij = 2 * C1 - (2 * D1 * (J - alpha) - activation) * s[k];
-        kij = kij > C1 ? kij : C1;
+        Real kij = femShearStiffness(m, s, activation, k);
+        kij = kij > stiffMin ? kij : stiffMin;
         const Real sum = s[i] + s[j] > Real(1e-6) ? s[i] + s[j] : Real(1e-6);
         const Vec3 ui = column(U, i), uj = column(U, j), vi = column(V, i), vj = column(V, j);
         // dC/dF = sqrt(2) (s_i u_i v_j^T + s_j u_j v_i^T) / (s_i + s_j)
@@ -190,13 +196,13 @@ CS_HD int femElementRows(const FemMaterial& m, const TetRest& r, Vec3 x0, Vec3 x
     // Stretch rows 0..2 along the eigenvectors q_k of the stretch Hessian N (appendix B):
     // E = (V N)^-1 of eq. 84 made diagonal by the rows r_k = q_k . s, compliance 1 / (V Lambda_k),
     // value q_k . dPsi/ds / Lambda_k, gradient sum_i q_ik u_i v_i^T. Lambda_k is clamped below at
-    // C1 ([NSN] 9.2.2's projection to the positive cone).
+    // stiffMin.
     Vec3 grad, lam;
     Mat3 N, Q;
-    neoHookeanStretchDerivatives(m, s, activation, grad, N);
+    femStretchDerivatives(m, s, activation, grad, N);
     symmetricEigen(N, lam, Q);
     for (int k = 0; k < 3; ++k) {
-        const Real Lk = lam[k] > C1 ? lam[k] : C1;
+        const Real Lk = lam[k] > stiffMin ? lam[k] : stiffMin;
         const Vec3 q = column(Q, k);
         rows[k].compliance = Real(1) / (r.volume * Lk);
         rows[k].value = dot(q, grad) / Lk;

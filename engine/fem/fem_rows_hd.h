@@ -23,9 +23,12 @@
 // re-evaluated at the Newton iterate. Here J is fixed over the step (linearized at x0, as every
 // row of this solver), so the momentum residual g = M (u - u~) - J^T lambda is linear in u and
 // K = 0 exactly: the diagonal approximation of eqs. 71-74 is zero and H = M. The geometric
-// terms that matter within a step are those of the element's own measure: the stable
-// neo-Hookean stretch rows' gradients turn with the principal axes, and that curvature enters
-// as three shear rows (fem_material_hd.h); each step re-linearizes at the new positions.
+// terms that matter within a step are those of the element's own measure: the stretch rows'
+// gradients (both materials) turn with the principal axes, and that curvature enters as three
+// shear rows (fem_material_hd.h); each step re-linearizes at the new positions. Every row's
+// gradient is orthogonal to rigid rotations at x0, so its impulses carry no net torque about
+// x0, and with x1 = x0 + h v1 a free body's angular momentum is kept to round-off:
+// sum m x1 x v1 = sum m x0 x v1 = sum m x0 x v0 + h sum x0 x f, and the last sum is zero.
 #pragma once
 
 #include "engine/fem/fem_material_hd.h"
