@@ -206,7 +206,8 @@ TEST_CASE("fem materials: a 90% squeeze at nu = 0.495 between sliding platens in
     MESSAGE(model.femTetCount() << " tets, " << steps << " steps: height " << height << " of rest, V/V0 " << volume
             << " (closed form " << closed << "); smallest element J over all steps " << leastJ
             << ", largest |J - closed form| " << worstStray << "; Newton at most " << newtonMost
-            << " iterations, largest final residual " << worstResidual << " m/s (" << unconverged << " steps above the tolerance)");
+            << " iterations, largest final residual " << worstResidual << " m/s (" << unconverged
+            << " steps above the tolerance)");
     CHECK(leastJ > 0);
     CHECK(unconverged == 0);
     CHECK(std::fabs(height - Real(0.1)) < Real(1e-3));

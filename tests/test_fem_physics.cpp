@@ -54,7 +54,10 @@ std::vector<Vec3> referenceStaticStep(const Model& model, const std::vector<int>
     Eigen::VectorXd rhs = Eigen::VectorXd::Zero(3 * free), mass = Eigen::VectorXd::Zero(nn);
     for (const auto& tet : model.femTets) {
         Eigen::Vector3d x[4];
-        for (int a = 0; a < 4; ++a) x[a] = {model.femRestPos[tet[a]].x, model.femRestPos[tet[a]].y, model.femRestPos[tet[a]].z};
+        for (int a = 0; a < 4; ++a) {
+            const Vec3& p = model.femRestPos[tet[a]];
+            x[a] = {p.x, p.y, p.z};
+        }
         Eigen::Matrix3d Dm;
         Dm << x[1] - x[0], x[2] - x[0], x[3] - x[0];
         const double V = Dm.determinant() / 6;
@@ -283,7 +286,8 @@ Vibration vibrate(Real h, Real seconds) {
     s.solver.regularization = 0;
     World world(model, s);
     const Real pi = Real(3.14159265358979323846);
-    for (int i = 0; i < model.femNodeCount(); ++i) world.state().femPos[i].x += Real(0.005) * std::sin(pi * model.femRestPos[i].x / L);
+    for (int i = 0; i < model.femNodeCount(); ++i)
+        world.state().femPos[i].x += Real(0.005) * std::sin(pi * model.femRestPos[i].x / L);
     auto energy = [&]() { return world.kineticEnergy() + femElasticEnergy(model, world.state()); };
     auto stretch = [&]() {
         Real x = 0;
@@ -295,7 +299,8 @@ Vibration vibrate(Real h, Real seconds) {
     v.e0 = v.highest = energy();
     Real last = v.e0, eStart = 0, eEnd = 0, before = stretch(), firstCrossing = -1, lastCrossing = -1;
     int crossings = 0;
-    const int steps = (int)std::lround(seconds / h), start = (int)std::lround(Real(3) / h), end = (int)std::lround(Real(4) / h);
+    const int steps = (int)std::lround(seconds / h);
+    const int start = (int)std::lround(Real(3) / h), end = (int)std::lround(Real(4) / h);   // the rate's window
     for (int step = 1; step <= steps; ++step) {
         world.step();
         REQUIRE_FALSE(world.lastStepFailed());
