@@ -1,0 +1,124 @@
+// Deformable bodies on the device pipeline, run by the host executor, against World::step.
+//
+// The pipeline builds the same FEM rows (femTetStepRows, femAttachmentRows: the same CS_HD
+// functions) in the same places (after the contact rows, tets then attachments), solves them with
+// the four-body columns in the CPU's scatter and gather orders, integrates the nodes and warm
+// starts from the last substep's FEM impulses as World::step does. Stated tolerance: bit for bit
+// (difference 0) for Jacobi, PCG and PCR; Gauss-Seidel colours its rows differently (parallel
+// rounds, 64 colours, the rest swept serially, against the CPU's greedy 256) and is held to a
+// bound. Worlds here have no rigid shapes: FEM contacts are not on the pipeline yet, and
+// PipelineWorld refuses a FEM world that could have them (last case).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+
+#include "engine/exec/host_executor.h"
+#include "engine/exec/pipeline_world.h"
+#include "engine/scene/scene_loader.h"
+#include "tests/fem_test_util.h"
+
+using namespace cs;
+using namespace cs::femtest;
+
+namespace {
+
+// A 0.2 m x 0.1 m x 0.1 m block, its -x face pinned when `clamped` (a short cantilever sagging
+// under gravity), else free, spinning about z and moving (zero gravity).
+World femWorld(FemMaterialType type, bool clamped, Real damping, Real activation) {
+    Model model;
+    FemBodyDesc d = blockDesc({Real(0.1), Real(0.05), Real(0.05)}, 2, Real(1e5), Real(0.45), type);
+    d.pose.pos = {0, 0, 1};
+    d.damping = damping;
+    if (clamped) d.pinned = nodesAt(d.mesh, 0, Real(-0.1));
+    if (activation != 0) d.activation.assign(d.mesh.tets.size(), Real(1));
+    addFem(model, d);
+    WorldSettings settings;
+    if (!clamped) settings.gravity = {0, 0, 0};
+    World world(std::move(model), settings);
+    State& s = world.state();
+    if (!clamped)
+        for (size_t n = 0; n < s.femPos.size(); ++n) {   // spin 3 rad/s about z through (0, 0, 1), drift 0.2 m/s
+            const Vec3 r = s.femPos[n] - Vec3{0, 0, 1};
+            s.femVel[n] = Vec3{Real(0.2), 0, 0} + cross(Vec3{0, 0, 3}, r);
+        }
+    if (activation != 0) s.femActivation[0] = activation;
+    return world;
+}
+
+struct FemParity {
+    Real worstNode = 0;       // m, largest |x_cpu - x_pipeline| over nodes and steps
+    Real worstVelocity = 0;   // m/s
+    Real travel = 0;          // m, the largest node displacement of the CPU run (the motion compared)
+};
+
+FemParity compareFem(World& cpu, World& host, int steps) {
+    std::string why;
+    REQUIRE_MESSAGE(pipelineSupports(host, &why), why);
+    PipelineWorld<HostExecutor> pipeline(host);
+    const std::vector<Vec3> start = cpu.state().femPos;
+    FemParity p;
+    for (int i = 0; i < steps; ++i) {
+        cpu.step();
+        pipeline.step();
+        REQUIRE(!pipeline.lastStepFailed());
+        for (size_t n = 0; n < start.size(); ++n) {
+            p.worstNode = std::max(p.worstNode, length(cpu.state().femPos[n] - host.state().femPos[n]));
+            p.worstVelocity = std::max(p.worstVelocity, length(cpu.state().femVel[n] - host.state().femVel[n]));
+            p.travel = std::max(p.travel, length(cpu.state().femPos[n] - start[n]));
+        }
+    }
+    return p;
+}
+
+}  // namespace
+
+TEST_CASE("fem exec parity: FEM nodes and element rows on the pipeline equal World::step bit for bit") {
+    struct Variant {
+        const char* name;
+        FemMaterialType type;
+        bool clamped;
+        Real damping, activation;
+        LinearSolverType solver;
+        int substeps;
+        Real tolerance;   // m; 0: bit for bit
+    };
+    const FemMaterialType lin = FemMaterialType::CorotatedLinear, nh = FemMaterialType::StableNeoHookean;
+    const Variant variants[] = {
+        {"clamped corotated, pcg", lin, true, 0, 0, LinearSolverType::PCG, 1, 0},
+        {"clamped neo-Hookean, pcr", nh, true, 0, 0, LinearSolverType::PCR, 1, 0},
+        {"clamped corotated, jacobi, damped", lin, true, Real(0.01), 0, LinearSolverType::Jacobi, 1, 0},
+        {"free spinning neo-Hookean, pcg, 2 substeps", nh, false, 0, 0, LinearSolverType::PCG, 2, 0},
+        {"free corotated, activated, pcr", lin, false, 0, Real(2e4), LinearSolverType::PCR, 1, 0},
+        {"clamped corotated, gauss-seidel", lin, true, 0, 0, LinearSolverType::GaussSeidel, 1, Real(1e-9)},
+    };
+    for (const Variant& v : variants) {
+        CAPTURE(v.name);
+        World cpu = femWorld(v.type, v.clamped, v.damping, v.activation);
+        World host = femWorld(v.type, v.clamped, v.damping, v.activation);
+        for (World* w : {&cpu, &host}) {
+            w->settings.solver.linearSolver = v.solver;
+            w->settings.substeps = v.substeps;
+        }
+        const FemParity p = compareFem(cpu, host, 60);
+        MESSAGE(std::string(v.name) << ": largest node position difference " << p.worstNode << " m, velocity " << p.worstVelocity
+                       << " m/s over 60 steps; largest node travel " << p.travel << " m");
+        CHECK(p.travel > Real(1e-3));   // the bodies moved: there was something to compare
+        CHECK(p.worstNode <= v.tolerance);
+        if (v.tolerance == 0) CHECK(p.worstVelocity == 0);
+    }
+}
+
+TEST_CASE("fem exec parity: a FEM world the pipeline cannot run yet is refused with its reason") {
+    Model model;
+    addGround(model);
+    addFem(model, blockDesc({Real(0.05), Real(0.05), Real(0.05)}, 1, Real(1e5), Real(0.45), FemMaterialType::CorotatedLinear));
+    World world(std::move(model));
+    std::string why;
+    CHECK_FALSE(pipelineSupports(world, &why));
+    CHECK(why.find("deformable") != std::string::npos);
+    World plain = femWorld(FemMaterialType::CorotatedLinear, true, 0, 0);
+    plain.settings.solver.contactModel = ContactModelType::CCP;
+    CHECK_FALSE(pipelineSupports(plain, &why));
+    CHECK(why.find("standard contact model") != std::string::npos);
+}
