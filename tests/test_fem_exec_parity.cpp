@@ -6,8 +6,9 @@
 // starts from the last substep's FEM impulses as World::step does. Stated tolerance: bit for bit
 // (difference 0) for Jacobi, PCG and PCR; Gauss-Seidel colours its rows differently (parallel
 // rounds, 64 colours, the rest swept serially, against the CPU's greedy 256) and is held to a
-// bound. Worlds here have no rigid shapes: FEM contacts are not on the pipeline yet, and
-// PipelineWorld refuses a FEM world that could have them (last case).
+// bound. FEM boundary nodes against rigid parts (the ground, a wall, a box) run on the pipeline
+// too, with buffers forced small so that they grow; FEM-FEM contacts do not yet, and
+// PipelineWorld refuses a world with two FEM bodies (last case).
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -46,28 +47,69 @@ World femWorld(FemMaterialType type, bool clamped, Real damping, Real activation
     return world;
 }
 
+World loadWorld(const std::string& name) {
+    Model model;
+    WorldSettings settings;
+    SceneInfo info;
+    std::string error;
+    REQUIRE_MESSAGE(loadScene(name, model, settings, info, &error), error);
+    return World(std::move(model), settings);
+}
+
+// A soft block dropped 1 cm onto the ground, a 0.5 kg rigid box held to its top face's nodes
+// (attachments) and resting on them (FEM contacts with the box too).
+World blockWithHandle() {
+    Model model;
+    addGround(model, Real(0.6));
+    BodyDesc handle;
+    handle.name = "handle";
+    ShapeDesc shape;
+    shape.polytope = makeBox({Real(0.04), Real(0.04), Real(0.01)});
+    handle.shapes.push_back(shape);
+    handle.mass = Real(0.5);
+    handle.pose.pos = {0, 0, Real(0.121)};
+    std::string error;
+    const int body = addBody(model, handle, &error);
+    REQUIRE_MESSAGE(body >= 0, error);
+    FemBodyDesc d = blockDesc({Real(0.05), Real(0.05), Real(0.05)}, 2, Real(1e5), Real(0.45), FemMaterialType::StableNeoHookean);
+    d.pose.pos = {0, 0, Real(0.06)};
+    d.material.friction = Real(0.5);
+    for (int n : nodesAt(d.mesh, 2, Real(0.05))) d.attached.push_back({n, body});
+    addFem(model, d);
+    return World(std::move(model));
+}
+
 struct FemParity {
     Real worstNode = 0;       // m, largest |x_cpu - x_pipeline| over nodes and steps
     Real worstVelocity = 0;   // m/s
+    Real worstBody = 0;       // m, rigid bodies
     Real travel = 0;          // m, the largest node displacement of the CPU run (the motion compared)
+    int countMismatches = 0;  // steps whose contact counts (rigid + FEM) differ
+    int mostFemContacts = 0;
+    long long growth = 0;
 };
 
-FemParity compareFem(World& cpu, World& host, int steps) {
+FemParity compareFem(World& cpu, World& host, int steps, PipelineOptions options = {}) {
     std::string why;
     REQUIRE_MESSAGE(pipelineSupports(host, &why), why);
-    PipelineWorld<HostExecutor> pipeline(host);
+    PipelineWorld<HostExecutor> pipeline(host, options);
     const std::vector<Vec3> start = cpu.state().femPos;
     FemParity p;
     for (int i = 0; i < steps; ++i) {
         cpu.step();
         pipeline.step();
         REQUIRE(!pipeline.lastStepFailed());
+        p.countMismatches += pipeline.contactCount() + pipeline.femContactCount() != (int)cpu.contacts().size();
+        p.mostFemContacts = std::max(p.mostFemContacts, pipeline.femContactCount());
+        for (int b = 0; b < cpu.model().bodyCount(); ++b)
+            p.worstBody = std::max(p.worstBody, length(cpu.state().pos[b] - host.state().pos[b]));
         for (size_t n = 0; n < start.size(); ++n) {
             p.worstNode = std::max(p.worstNode, length(cpu.state().femPos[n] - host.state().femPos[n]));
             p.worstVelocity = std::max(p.worstVelocity, length(cpu.state().femVel[n] - host.state().femVel[n]));
             p.travel = std::max(p.travel, length(cpu.state().femPos[n] - start[n]));
         }
     }
+    p.growth = pipeline.bufferStats().growthEvents;
     return p;
 }
 
@@ -109,13 +151,40 @@ TEST_CASE("fem exec parity: FEM nodes and element rows on the pipeline equal Wor
     }
 }
 
+TEST_CASE("fem exec parity: FEM contacts with rigid parts and attachments on the pipeline equal World::step") {
+    PipelineOptions small;
+    small.initialPairs = 2;
+    small.initialContacts = 2;
+    small.initialSlots = 1;
+    struct Case {
+        const char* name;
+        int steps;
+    };
+    for (const Case& k : {Case{"fem_tomato_drop", 60}, Case{"fem_cantilever", 40}, Case{"block with handle", 60}}) {
+        CAPTURE(k.name);
+        const bool built = std::string(k.name) == "block with handle";
+        World cpu = built ? blockWithHandle() : loadWorld(k.name);
+        World host = built ? blockWithHandle() : loadWorld(k.name);
+        const FemParity p = compareFem(cpu, host, k.steps, small);
+        MESSAGE(std::string(k.name) << ": largest node position difference " << p.worstNode << " m, velocity "
+                                    << p.worstVelocity << " m/s, rigid body " << p.worstBody << " m over " << k.steps
+                                    << " steps; node travel " << p.travel << " m; up to " << p.mostFemContacts
+                                    << " FEM contacts; contact-count mismatches " << p.countMismatches
+                                    << "; buffer growth re-runs " << p.growth);
+        CHECK(p.mostFemContacts > 0);
+        CHECK(p.travel > Real(1e-3));
+        CHECK(p.countMismatches == 0);
+        CHECK(p.worstNode == 0);
+        CHECK(p.worstVelocity == 0);
+        CHECK(p.worstBody == 0);
+        CHECK(p.growth > 0);
+    }
+}
+
 TEST_CASE("fem exec parity: a FEM world the pipeline cannot run yet is refused with its reason") {
-    Model model;
-    addGround(model);
-    addFem(model, blockDesc({Real(0.05), Real(0.05), Real(0.05)}, 1, Real(1e5), Real(0.45), FemMaterialType::CorotatedLinear));
-    World world(std::move(model));
+    World ramp = loadWorld("fem_ramp");   // two FEM bodies: FEM-FEM contacts are not on the pipeline
     std::string why;
-    CHECK_FALSE(pipelineSupports(world, &why));
+    CHECK_FALSE(pipelineSupports(ramp, &why));
     CHECK(why.find("deformable") != std::string::npos);
     World plain = femWorld(FemMaterialType::CorotatedLinear, true, 0, 0);
     plain.settings.solver.contactModel = ContactModelType::CCP;

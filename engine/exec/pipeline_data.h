@@ -33,6 +33,7 @@ struct StepCounters {
     int rowCount;              // 3 * keptContacts
     int warmCount;             // entries of the warm-start cache (sorted by key)
     int femWarm;               // 1: fem.warm holds last substep's FEM row impulses
+    int femContacts, femContactWarm, neededFemContacts;   // FEM node-part contacts, their warm cache
     int bad;                   // the guard fired in this substep
     int failedSteps;           // substeps rolled back by the guard in this step
     int overflow;              // a count exceeded its buffer: grow and run the step again
@@ -158,7 +159,7 @@ void reserveContacts(PipelineData<Exec>& d, int pairs, int slots, int contacts) 
     d.pairCapacity = pairs;
     d.pairSlots = slots;
     d.contactCapacity = contacts;
-    d.rowCapacity = 3 * contacts + d.fem.rows;   // contact rows, then the FEM rows
+    d.rowCapacity = 3 * contacts + d.fem.rows + 3 * d.fem.contactCapacity;   // contacts, FEM, FEM contacts
     const size_t rows = d.rowCapacity;
     d.pairKeys.reserve(pairs); d.pairKeysOut.reserve(pairs);
     d.pairContactCount.reserve(pairs); d.pairContactOffset.reserve(pairs);
@@ -222,6 +223,8 @@ void uploadModel(Exec& ex, PipelineData<Exec>& d, const Model& model, const Pipe
     d.model = v;
 
     uploadFemModel(ex, d.fem, model);
+    if (d.fem.nodes > 0 && d.fem.contactCapacity == 0)
+        reserveFemContacts(d.fem, options.initialContacts > 0 ? options.initialContacts : 4 * d.fem.surfaceCount + 16);
     d.solverBodies = d.bodies + d.fem.nodes;
     const size_t nb = std::max(d.bodies, 1), ns = std::max(d.shapes, 1), nsolve = std::max(d.solverBodies, 1);
     for (auto* b : {&d.pos, &d.linVel, &d.angVel, &d.goodPos, &d.startPos, &d.startLinVel, &d.startAngVel}) b->reserve(nb);

@@ -153,7 +153,7 @@ void recordFemIntegrate(Exec& ex, PipelineData<Exec>& d, Real h) {
     const Real* lambda = d.lambda.data();
     Real* warm = f.warm.data();
     ex.forEach(femRows, nullptr, nullptr, [=] CS_LAMBDA(int j) {
-        if (!c->bad) warm[j] = lambda[c->rowCount - femRows + j];
+        if (!c->bad) warm[j] = lambda[c->rowCount - 3 * c->femContacts - femRows + j];   // FEM contact rows follow
     });
     ex.serial(nullptr, [=] CS_LAMBDA() { c->femWarm = c->bad ? 0 : 1; });
 }

@@ -13,6 +13,8 @@
 
 #include <vector>
 
+#include "engine/collision/broad_phase.h"
+#include "engine/collision/potential_contact.h"
 #include "engine/fem/fem_material_hd.h"
 #include "engine/model.h"
 
@@ -47,6 +49,21 @@ struct PipelineFem {
     // ---- rows on four bodies (row capacity) ----
     Buffer<int> bodyC, bodyD;
     Buffer<Spatial> jacobianC, jacobianD, minvJC, minvJD;
+
+    // ---- boundary nodes against rigid parts (pipeline_fem_contact.h) ----
+    int surfaceCount = 0;                      // boundary nodes, grouped by FEM body, ascending
+    int candidates = 0;                        // sum over FEM bodies of shapes x their boundary nodes
+    int contactCapacity = 0;                   // FEM contacts the buffers hold (grows)
+    Buffer<int> surfaceNodes;                  // (surfaceCount)
+    Buffer<int> surfaceStart, candidateStart;  // (femBodies + 1)
+    Buffer<Real> friction;                     // (femBodies) mu against other bodies
+    Buffer<Aabb> box;                          // (femBodies) of the boundary nodes, this substep
+    Buffer<int> hit, hitOffset;                // (candidates) in the margin; its contact slot
+    Buffer<PotentialContact> contacts;         // (contactCapacity) node = side A
+    Buffer<Real> contactMu;
+    Buffer<uint64_t> contactPair, contactPairOut;      // key.shapes, for the warm cache's order
+    Buffer<int> contactIndex, contactIndexOut;
+    Buffer<WarmImpulse> contactWarm, contactWarmNext, contactWarmAtStart;   // sorted by key
 };
 
 template <class Exec, class T>
@@ -100,6 +117,42 @@ void uploadFemModel(Exec& ex, PipelineFem<Exec>& f, const Model& model) {
     for (auto* b : {&f.pos, &f.vel, &f.startPos, &f.startVel, &f.goodPos}) b->reserve(n);
     f.warm.reserve(f.rows > 0 ? f.rows : 1);
     f.warmAtStart.reserve(f.rows > 0 ? f.rows : 1);
+
+    // Boundary nodes in fem_contact.cpp's order: by FEM body, ascending within one.
+    std::vector<uint8_t> onSurface(f.nodes, 0);
+    for (const auto& tri : model.femTris)
+        for (int v : tri) onSurface[v] = 1;
+    std::vector<int> surface, surfaceStart(f.femBodies + 1, 0), candidateStart(f.femBodies + 1, 0);
+    for (int b = 0; b < f.femBodies; ++b) {
+        surfaceStart[b] = (int)surface.size();
+        for (int n = 0; n < f.nodes; ++n)
+            if (onSurface[n] && model.femNodeBody[n] == b) surface.push_back(n);
+        candidateStart[b + 1] = candidateStart[b] + model.shapeCount() * ((int)surface.size() - surfaceStart[b]);
+    }
+    surfaceStart[f.femBodies] = (int)surface.size();
+    f.surfaceCount = (int)surface.size();
+    f.candidates = candidateStart[f.femBodies];
+    std::vector<Real> friction(f.femBodies);
+    for (int b = 0; b < f.femBodies; ++b) friction[b] = model.femBodies[b].contact.friction;
+    uploadFemVector(ex, f.surfaceNodes, surface);
+    uploadFemVector(ex, f.surfaceStart, surfaceStart);
+    uploadFemVector(ex, f.candidateStart, candidateStart);
+    uploadFemVector(ex, f.friction, friction);
+    f.box.reserve(f.femBodies > 0 ? f.femBodies : 1);
+    f.hit.reserve(f.candidates > 0 ? f.candidates : 1);
+    f.hitOffset.reserve(f.candidates > 0 ? f.candidates : 1);
+}
+
+// The FEM contacts' buffers for `contacts` contacts (contents kept).
+template <class Exec>
+void reserveFemContacts(PipelineFem<Exec>& f, int contacts) {
+    f.contactCapacity = contacts;
+    const size_t n = contacts > 0 ? contacts : 1;
+    f.contacts.reserve(n);
+    f.contactMu.reserve(n);
+    for (auto* b : {&f.contactPair, &f.contactPairOut}) b->reserve(n);
+    for (auto* b : {&f.contactIndex, &f.contactIndexOut}) b->reserve(n);
+    for (auto* b : {&f.contactWarm, &f.contactWarmNext, &f.contactWarmAtStart}) b->reserve(n);
 }
 
 // The third and fourth body columns for `rows` rows (only when the model has tets).
