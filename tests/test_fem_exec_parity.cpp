@@ -160,7 +160,8 @@ TEST_CASE("fem exec parity: FEM contacts with rigid parts and attachments on the
         const char* name;
         int steps;
     };
-    for (const Case& k : {Case{"fem_tomato_drop", 60}, Case{"fem_cantilever", 40}, Case{"block with handle", 60}}) {
+    for (const Case& k : {Case{"fem_tomato_drop", 60}, Case{"fem_cantilever", 40}, Case{"pneunet_finger", 40},
+                          Case{"block with handle", 60}}) {
         CAPTURE(k.name);
         const bool built = std::string(k.name) == "block with handle";
         World cpu = built ? blockWithHandle() : loadWorld(k.name);
