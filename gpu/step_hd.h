@@ -121,6 +121,13 @@ CS_HD Spatial gatherBodyImpulse(const RowSystemView& s, const uint64_t* keys, in
     return w;
 }
 
+// H_b^-1 J_{i,b}^T of row i for its body b (the column b takes: A, B, or on four-body rows C, D).
+CS_HD const Spatial& rowInvMassJacobian(const RowSystemView& s, int row, int body) {
+    if (s.bodyA[row] == body) return s.invMassJacobianA[row];
+    if (!s.bodyC || s.bodyB[row] == body) return s.invMassJacobianB[row];
+    return s.bodyC[row] == body ? s.invMassJacobianC[row] : s.invMassJacobianD[row];
+}
+
 // The same sum in the CPU backend's order (linear_solvers.cpp scatterRun): the rows of one run
 // (consecutive rows on the same two bodies, runHead[i] = 1 where one starts) are summed first and
 // each run's sum is then added to w_b, so the host executor reproduces the CPU's bits.
@@ -135,18 +142,22 @@ CS_HD Spatial gatherBodyImpulseRuns(const RowSystemView& s, const uint64_t* keys
             w = w + run;
             run = zero;
         }
-        run = run + x[row] * (s.bodyA[row] == body ? s.invMassJacobianA[row] : s.invMassJacobianB[row]);
+        run = run + x[row] * rowInvMassJacobian(s, row, body);
         last = row;
     }
     return begin < end ? w + run : zero;
 }
 
-// (A x)_i = C_i x_i + J_{i,A} . w_A + J_{i,B} . w_B, added in the CPU gather's order
+// (A x)_i = C_i x_i + J_{i,A} . w_A + J_{i,B} . w_B (+ C, D), added in the CPU gather's order
 // (linear_solvers.cpp gatherSpan), w = H^-1 J^T x.
 CS_HD Real systemRowProduct(const RowSystemView& s, int i, const Spatial* w, const Real* x) {
     Real ax = s.compliance[i] * x[i];
     if (s.bodyA[i] >= 0) ax += dot(s.jacobianA[i], w[s.bodyA[i]]);
     if (s.bodyB[i] >= 0) ax += dot(s.jacobianB[i], w[s.bodyB[i]]);
+    if (s.bodyC) {   // four-body rows (FEM), in gatherSpan's order
+        if (s.bodyC[i] >= 0) ax += dot(s.jacobianC[i], w[s.bodyC[i]]);
+        if (s.bodyD[i] >= 0) ax += dot(s.jacobianD[i], w[s.bodyD[i]]);
+    }
     return ax;
 }
 
@@ -179,8 +190,8 @@ CS_HD bool rowBefore(int a, int b) {
 CS_HD int colourRowInRound(const RowSystemView& s, const uint64_t* keys, const int* bodyStart, const int* round,
                            const int* colour, int i, int k) {
     uint64_t used = 0;
-    const int bodies[2] = {s.bodyA[i], s.bodyB[i]};
-    for (int side = 0; side < 2; ++side) {
+    const int bodies[4] = {s.bodyA[i], s.bodyB[i], s.bodyC ? s.bodyC[i] : -1, s.bodyC ? s.bodyD[i] : -1};
+    for (int side = 0; side < 4; ++side) {
         const int b = bodies[side];
         if (b < 0 || s.invMass[b] == Real(0)) continue;
         for (int e = bodyStart[b]; e < bodyStart[b + 1]; ++e) {

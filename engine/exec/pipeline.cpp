@@ -12,9 +12,11 @@ bool pipelineSupports(const World& world, std::string* why) {
         reason = "the device pipeline implements the standard and CCP contact models only";
     else if (!world.model().joints.empty())
         reason = "the device pipeline has no joint rows yet";
-    else if (!world.model().femBodies.empty())
-        reason = "the device pipeline has no deformable (FEM) bodies yet";
-    else if (world.drag().body >= 0)
+    else if (!world.model().femBodies.empty() && solver.contactModel != ContactModelType::Standard)
+        reason = "the device pipeline runs deformable (FEM) bodies with the standard contact model only";
+    else if (world.model().femBodies.size() > 1)
+        reason = "the device pipeline has no contacts between deformable (FEM) bodies yet (more than one FEM body)";
+    else if (world.drag().body >= 0 || world.drag().femTri >= 0)
         reason = "the device pipeline has no mouse-drag row yet";
     else if (world.settings.speculative > 0)
         reason = "the device pipeline has no speculative widening yet (settings.speculative)";

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/exec/executor.h"
+#include "engine/exec/pipeline_fem_data.h"
 #include "engine/world.h"
 #include "gpu/step_hd.h"
 
@@ -31,6 +32,8 @@ struct StepCounters {
     int keptContacts;          // after the standard model's duplicate merge
     int rowCount;              // 3 * keptContacts
     int warmCount;             // entries of the warm-start cache (sorted by key)
+    int femWarm;               // 1: fem.warm holds last substep's FEM row impulses
+    int femContacts, femContactWarm, neededFemContacts;   // FEM node-part contacts, their warm cache
     int bad;                   // the guard fired in this substep
     int failedSteps;           // substeps rolled back by the guard in this step
     int overflow;              // a count exceeded its buffer: grow and run the step again
@@ -104,6 +107,11 @@ struct PipelineData {
     Buffer<Mat3> bodyInvInertia;
     Buffer<Spatial> unconstrained, velocity, w;
     Buffer<int> bodyStart;                     // (bodies + 1) sorted scatter entries per body
+    int solverBodies = 0;                      // bodies + FEM nodes: the solve's bodies (the
+                                               // per-body buffers above from bodyInvMass on)
+
+    // ---- deformable bodies (pipeline_fem_data.h) ----
+    PipelineFem<Exec> fem;
 
     // ---- shapes in the world ----
     Buffer<Transform> pose;
@@ -151,7 +159,7 @@ void reserveContacts(PipelineData<Exec>& d, int pairs, int slots, int contacts) 
     d.pairCapacity = pairs;
     d.pairSlots = slots;
     d.contactCapacity = contacts;
-    d.rowCapacity = 3 * contacts;
+    d.rowCapacity = 3 * contacts + d.fem.rows + 3 * d.fem.contactCapacity;   // contacts, FEM, FEM contacts
     const size_t rows = d.rowCapacity;
     d.pairKeys.reserve(pairs); d.pairKeysOut.reserve(pairs);
     d.pairContactCount.reserve(pairs); d.pairContactOffset.reserve(pairs);
@@ -168,8 +176,10 @@ void reserveContacts(PipelineData<Exec>& d, int pairs, int slots, int contacts) 
                     &d.diagA, &d.compliance, &d.residual, &d.merit, &d.invDiag, &d.r, &d.z, &d.p, &d.q, &d.ap, &d.az,
                     &d.best, &d.power, &d.powerOut})
         b->reserve(rows);
-    d.entryKeys.reserve(2 * rows);
-    d.entryKeysOut.reserve(2 * rows);
+    const size_t columns = d.fem.wide() ? 4 : 2;   // scatter entries per row
+    d.entryKeys.reserve(columns * rows);
+    d.entryKeysOut.reserve(columns * rows);
+    reserveFemRows(d.fem, rows);
     for (auto* b : {&d.ccpOffset, &d.ccpLinear, &d.ccpScale, &d.ccpG, &d.ccpX, &d.ccpY, &d.ccpGy, &d.ccpTrial, &d.ccpBest})
         b->reserve(rows);
     d.contactBodyA.reserve(contacts);
@@ -212,12 +222,16 @@ void uploadModel(Exec& ex, PipelineData<Exec>& d, const Model& model, const Pipe
     v.polytopes = d.polytopes.data(); v.vertices = d.vertices.data(); v.edges = d.edges.data(); v.faces = d.faces.data();
     d.model = v;
 
-    const size_t nb = std::max(d.bodies, 1), ns = std::max(d.shapes, 1);
+    uploadFemModel(ex, d.fem, model);
+    if (d.fem.nodes > 0 && d.fem.contactCapacity == 0)
+        reserveFemContacts(d.fem, options.initialContacts > 0 ? options.initialContacts : 4 * d.fem.surfaceCount + 16);
+    d.solverBodies = d.bodies + d.fem.nodes;
+    const size_t nb = std::max(d.bodies, 1), ns = std::max(d.shapes, 1), nsolve = std::max(d.solverBodies, 1);
     for (auto* b : {&d.pos, &d.linVel, &d.angVel, &d.goodPos, &d.startPos, &d.startLinVel, &d.startAngVel}) b->reserve(nb);
     for (auto* b : {&d.rot, &d.goodRot, &d.startRot}) b->reserve(nb);
-    d.active.reserve(nb); d.bodyInvMass.reserve(nb); d.bodyInvInertia.reserve(nb);
-    for (auto* b : {&d.unconstrained, &d.velocity, &d.w}) b->reserve(nb);
-    d.bodyStart.reserve(nb + 1);
+    d.active.reserve(nb); d.bodyInvMass.reserve(nsolve); d.bodyInvInertia.reserve(nsolve);
+    for (auto* b : {&d.unconstrained, &d.velocity, &d.w}) b->reserve(nsolve);
+    d.bodyStart.reserve(nsolve + 1);
     d.contactBodyStart.reserve(nb + 1);
     d.pose.reserve(ns); d.aabb.reserve(ns); d.centroid.reserve(ns);
     d.worldVertices.reserve(std::max(f.worldVertexCount, 1));
@@ -234,6 +248,8 @@ void uploadModel(Exec& ex, PipelineData<Exec>& d, const Model& model, const Pipe
         const int automatic = 8 * (d.shapes + 8);
         reserveContacts(d, options.initialPairs > 0 ? options.initialPairs : automatic, std::max(options.initialSlots, 1),
                         options.initialContacts > 0 ? options.initialContacts : automatic);
+    } else {
+        reserveContacts(d, d.pairCapacity, d.pairSlots, d.contactCapacity);   // the FEM rows may have changed
     }
 }
 

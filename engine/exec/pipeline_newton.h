@@ -99,7 +99,7 @@ SolveView recordSolveSetup(Exec& ex, PipelineData<Exec>& d, bool sorted, bool ne
     SolveView v{};
     RowSystemView& s = v.sys;
     s.rowCount = d.rowCapacity;   // loops are bounded by counters.rowCount, not by this
-    s.bodyCount = d.bodies;
+    s.bodyCount = d.solverBodies;   // rigid bodies, then the FEM nodes
     s.bodyA = d.rowBodyA.data();
     s.bodyB = d.rowBodyB.data();
     s.jacobianA = d.jacobianA.data();
@@ -107,19 +107,27 @@ SolveView recordSolveSetup(Exec& ex, PipelineData<Exec>& d, bool sorted, bool ne
     s.compliance = d.compliance.data();
     s.invMass = d.bodyInvMass.data();
     s.invInertia = d.bodyInvInertia.data();
+    const bool wide = d.fem.wide();   // rows on four bodies (FEM): the C and D columns
+    if (wide) {
+        s.bodyC = d.fem.bodyC.data();
+        s.bodyD = d.fem.bodyD.data();
+        s.jacobianC = d.fem.jacobianC.data();
+        s.jacobianD = d.fem.jacobianD.data();
+    }
     v.c = c;
     v.l = d.linear.data();
     v.runHead = d.runHead.data();
     v.entries = d.entryKeysOut.data();
     v.bodyStart = d.bodyStart.data();
     v.rowCapacity = d.rowCapacity;
-    v.bodies = d.bodies;
+    v.bodies = d.solverBodies;
     v.sorted = sorted;
 
     // J is fixed over the step: H^-1 J^T and the diagonal once (C = 0 until the first evaluation).
     {
         const RowSystemView raw = s;
         Spatial *minvJA = d.minvJA.data(), *minvJB = d.minvJB.data();
+        Spatial *minvJC = d.fem.minvJC.data(), *minvJD = d.fem.minvJD.data();
         Real *diagA = d.diagA.data(), *compliance = d.compliance.data();
         int* runHead = d.runHead.data();
         ex.serial(nullptr, [=] CS_LAMBDA() {
@@ -134,9 +142,17 @@ SolveView recordSolveSetup(Exec& ex, PipelineData<Exec>& d, bool sorted, bool ne
             minvJB[i] = raw.bodyB[i] >= 0 ? applyInvMass(raw, raw.bodyB[i], raw.jacobianB[i]) : zero;
             diagA[i] = rowDiagonal(raw, i);
             runHead[i] = i == 0 || raw.bodyA[i] != raw.bodyA[i - 1] || raw.bodyB[i] != raw.bodyB[i - 1];
+            if (!raw.bodyC) return;   // findRuns with the C and D columns
+            runHead[i] = runHead[i] || raw.bodyC[i] != raw.bodyC[i - 1] || raw.bodyD[i] != raw.bodyD[i - 1];
+            minvJC[i] = raw.bodyC[i] >= 0 ? applyInvMass(raw, raw.bodyC[i], raw.jacobianC[i]) : zero;
+            minvJD[i] = raw.bodyD[i] >= 0 ? applyInvMass(raw, raw.bodyD[i], raw.jacobianD[i]) : zero;
         });
         s.invMassJacobianA = minvJA;
         s.invMassJacobianB = minvJB;
+        if (wide) {
+            s.invMassJacobianC = minvJC;
+            s.invMassJacobianD = minvJD;
+        }
         s.jmjDiagonal = diagA;
     }
     if (sorted || needEntries) {   // scatter entries (body << 32 | row) of dynamic bodies, sorted
@@ -144,15 +160,18 @@ SolveView recordSolveSetup(Exec& ex, PipelineData<Exec>& d, bool sorted, bool ne
         uint64_t* keys = d.entryKeys.data();
         int* start = d.bodyStart.data();
         const uint64_t* sortedKeys = d.entryKeysOut.data();
-        const int entries = 2 * d.rowCapacity;
+        const int columns = wide ? 4 : 2, entries = columns * d.rowCapacity;
         ex.forEach(d.rowCapacity, nullptr, nullptr, [=] CS_LAMBDA(int i) {
             const bool row = i < c->rowCount;
-            const int a = row ? sys.bodyA[i] : -1, b = row ? sys.bodyB[i] : -1;
-            keys[2 * i] = a >= 0 && sys.invMass[a] > 0 ? scatterEntryKey(a, i) : ~uint64_t(0);
-            keys[2 * i + 1] = b >= 0 && sys.invMass[b] > 0 ? scatterEntryKey(b, i) : ~uint64_t(0);
+            const int bodies[4] = {row ? sys.bodyA[i] : -1, row ? sys.bodyB[i] : -1,
+                                   row && sys.bodyC ? sys.bodyC[i] : -1, row && sys.bodyC ? sys.bodyD[i] : -1};
+            for (int k = 0; k < columns; ++k) {
+                const int b = bodies[k];
+                keys[columns * i + k] = b >= 0 && sys.invMass[b] > 0 ? scatterEntryKey(b, i) : ~uint64_t(0);
+            }
         });
         ex.sortKeys(keys, d.entryKeysOut.data(), entries);
-        ex.forEach(d.bodies + 1, nullptr, nullptr,
+        ex.forEach(d.solverBodies + 1, nullptr, nullptr,
                    [=] CS_LAMBDA(int b) { start[b] = scatterEntryStart(sortedKeys, entries, b); });
     }
     return v;

@@ -50,6 +50,9 @@ void recordScatter(Exec& ex, const SolveView& v, const Real* x, Spatial* w, cons
     ex.forEach(v.rowCapacity, &v.c->rowCount, gate, [=] CS_LAMBDA(int i) {
         if (s.bodyA[i] >= 0 && s.invMass[s.bodyA[i]] > 0) atomicAddSpatial(&w[s.bodyA[i]], x[i] * s.invMassJacobianA[i]);
         if (s.bodyB[i] >= 0 && s.invMass[s.bodyB[i]] > 0) atomicAddSpatial(&w[s.bodyB[i]], x[i] * s.invMassJacobianB[i]);
+        if (!s.bodyC) return;   // four-body rows (FEM)
+        if (s.bodyC[i] >= 0 && s.invMass[s.bodyC[i]] > 0) atomicAddSpatial(&w[s.bodyC[i]], x[i] * s.invMassJacobianC[i]);
+        if (s.bodyD[i] >= 0 && s.invMass[s.bodyD[i]] > 0) atomicAddSpatial(&w[s.bodyD[i]], x[i] * s.invMassJacobianD[i]);
     });
 }
 

@@ -9,6 +9,8 @@
 //   solve        non-smooth Newton with Jacobi / Gauss-Seidel / PCG / PCR   pipeline_newton.h
 //                (the CCP model's PJ / PGS / APGD: pipeline_ccp.h, pipeline_ccp_solve.h)
 //   integrate    the velocity guard (roll back the substep), integration, the warm-start cache
+//   (FEM)        nodes, element and attachment rows, node integration       pipeline_fem.h
+//                boundary nodes against rigid parts                          pipeline_fem_contact.h
 //
 // World::step stays beside it as the CPU reference: it also runs what this pipeline does not
 // (PEG, PLUS, compliant, joints, the drag, projection, redetection), and it is the outside check
@@ -23,6 +25,8 @@
 
 #include "engine/exec/pipeline_collide.h"
 #include "engine/exec/pipeline_ccp_solve.h"
+#include "engine/exec/pipeline_fem.h"
+#include "engine/exec/pipeline_fem_contact.h"
 #include "engine/exec/pipeline_newton.h"
 
 namespace cs {
@@ -101,16 +105,22 @@ void recordStep(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws, bool s
     for (int s = 0; s < substeps; ++s) {
         const int t = 5 * s;
         recordPrepare(ex, d, ws, h);
+        recordFemPrepare(ex, d, ws, h);
         recordBroadPhase(ex, d, ws);
         ex.stamp(t + 1);
         recordNarrowPhase(ex, d, ws);
         ex.stamp(t + 2);
         recordContactRows(ex, d, ws, h);
+        recordFemRows(ex, d, ws, h);   // after the contact rows, as World::substep orders them
+        recordFemContacts(ex, d, ws, h);
         ex.stamp(t + 3);
         if (ccpFirstOrder(ws.solver)) recordCcpSolve(ex, d, ws.solver, h, sorted);
         else recordSolve(ex, d, ws.solver, h, sorted);
         ex.stamp(t + 4);
+        recordFemGuard(ex, d);
         recordIntegrate(ex, d, h);
+        recordFemIntegrate(ex, d, h);
+        recordFemContactStore(ex, d);
         ex.stamp(t + 5);
     }
 }

@@ -30,6 +30,7 @@ public:
     const StepProfile& profile() const { return profile_; }
     const SolveStats& solveStats() const { return stats_; }
     int contactCount() const { return d_.hostCounters.keptContacts; }   // standard contacts of the last substep
+    int femContactCount() const { return d_.hostCounters.femContacts; }   // FEM node-part contacts, the same
     Real maxPenetration() const { return d_.hostCounters.maxPenetration; }   // m, max of -gap over them
     const PipelineBufferStats& bufferStats() const { return buffers_; }
     bool lastStepFailed() const { return d_.hostCounters.failedSteps > 0; }
@@ -48,6 +49,8 @@ private:
     bool uploaded_ = false;
     Real time_ = 0, lastTime_ = -1;
     int warmCount_ = 0;
+    int femWarm_ = 0;              // the executor holds last step's FEM row impulses
+    int femContactWarm_ = 0;       // entries of the FEM contacts' warm cache
     long long generation_ = 0;     // buffers moved (upload, growth): a recorded graph is stale
     StepProfile profile_;
     SolveStats stats_;
@@ -58,7 +61,7 @@ template <class Exec>
 void PipelineWorld<Exec>::upload() {
     const Model& model = world_.model();
     const State& state = world_.state();
-    if (d_.bodies != model.bodyCount()) {
+    if (d_.bodies != model.bodyCount() || d_.fem.nodes != model.femNodeCount()) {
         uploadModel(ex_, d_, model, options_);
         ++generation_;
     }
@@ -73,6 +76,20 @@ void PipelineWorld<Exec>::upload() {
         ++generation_;
     }
     if (warmCount_) ex_.upload(d_.warm.data(), state.warm.data(), warmCount_);
+    const size_t nodes = d_.fem.nodes;
+    if (nodes) {
+        ex_.upload(d_.fem.pos.data(), state.femPos.data(), nodes);
+        ex_.upload(d_.fem.vel.data(), state.femVel.data(), nodes);
+    }
+    femWarm_ = d_.fem.rows > 0 && (int)state.femWarm.size() == d_.fem.rows ? 1 : 0;   // buildFemRows' test
+    if (femWarm_) ex_.upload(d_.fem.warm.data(), state.femWarm.data(), d_.fem.rows);
+    femContactWarm_ = world_.settings.solver.warmStart && d_.fem.candidates > 0 ? (int)state.femContactWarm.size() : 0;
+    if (femContactWarm_ > d_.fem.contactCapacity) {
+        reserveFemContacts(d_.fem, femContactWarm_);
+        reserveContacts(d_, d_.pairCapacity, d_.pairSlots, d_.contactCapacity);   // the rows they need
+        ++generation_;
+    }
+    if (femContactWarm_) ex_.upload(d_.fem.contactWarm.data(), state.femContactWarm.data(), femContactWarm_);
     time_ = state.time;
     uploaded_ = true;
 }
@@ -84,6 +101,7 @@ void PipelineWorld<Exec>::grow() {
     const int pairs = c.neededPairs > d_.pairCapacity ? 2 * c.neededPairs : d_.pairCapacity;
     const int slots = std::max(d_.pairSlots, c.neededSlots);
     const int contacts = c.neededContacts > d_.contactCapacity ? 2 * c.neededContacts : d_.contactCapacity;
+    if (c.neededFemContacts > d_.fem.contactCapacity) reserveFemContacts(d_.fem, 2 * c.neededFemContacts);
     reserveContacts(d_, pairs, slots, contacts);
     ++generation_;
     ++buffers_.growthEvents;
@@ -95,7 +113,7 @@ std::vector<double> PipelineWorld<Exec>::signature(bool sorted) const {
     const WorldSettings& w = world_.settings;
     const SolverSettings& s = w.solver;
     return {double(generation_), double(d_.pairCapacity), double(d_.pairSlots), double(d_.contactCapacity),
-            double(d_.bodies), double(d_.shapes), double(sorted), double(w.substeps), double(w.dt),
+            double(d_.bodies), double(d_.shapes), double(d_.fem.nodes), double(d_.fem.rows), double(d_.fem.contactCapacity), double(sorted), double(w.substeps), double(w.dt),
             double(w.gravity.x), double(w.gravity.y), double(w.gravity.z), double(w.contactMargin),
             double(w.hyperplaneFaces), double(w.frictionScale), double(w.speculative), double(int(s.ncp)),
             double(int(s.linearSolver)), double(s.newtonIterations), double(s.linearIterations),
@@ -108,8 +126,11 @@ std::vector<double> PipelineWorld<Exec>::signature(bool sorted) const {
 template <class Exec>
 void PipelineWorld<Exec>::step() {
     State& state = world_.state();
-    if (!uploaded_ || d_.bodies != world_.model().bodyCount() || state.time != lastTime_) upload();
-    const int n = d_.bodies;
+    if (!uploaded_ || d_.bodies != world_.model().bodyCount() || d_.fem.nodes != world_.model().femNodeCount() ||
+        state.time != lastTime_)
+        upload();
+    const int n = d_.bodies, nodes = d_.fem.nodes;
+    if (d_.fem.femBodies) ex_.upload(d_.fem.activation.data(), state.femActivation.data(), d_.fem.femBodies);
     const bool sorted = options_.deterministic || !Exec::kHasAtomicScatter;
     const bool ccp = ccpFirstOrder(world_.settings.solver);
     const int history = ccp ? ccpHistoryLength(world_.settings.solver.ccp) : 0;
@@ -123,12 +144,18 @@ void PipelineWorld<Exec>::step() {
     ex_.copy(d_.startLinVel.data(), d_.linVel.data(), n);
     ex_.copy(d_.startAngVel.data(), d_.angVel.data(), n);
     ex_.copy(d_.warmAtStart.data(), d_.warm.data(), warmCount_);
+    ex_.copy(d_.fem.startPos.data(), d_.fem.pos.data(), nodes);
+    ex_.copy(d_.fem.startVel.data(), d_.fem.vel.data(), nodes);
+    ex_.copy(d_.fem.warmAtStart.data(), d_.fem.warm.data(), femWarm_ ? d_.fem.rows : 0);
+    ex_.copy(d_.fem.contactWarmAtStart.data(), d_.fem.contactWarm.data(), femContactWarm_);
     for (;;) {
         StepCounters start{};
         start.time = time_;
         start.bodies = n;
         start.shapes = d_.shapes;
         start.warmCount = warmCount_;
+        start.femWarm = femWarm_;
+        start.femContactWarm = femContactWarm_;
         ex_.upload(d_.counters.data(), &start, 1);
         ex_.record(signature(sorted), [&] { recordStep(ex_, d_, world_.settings, sorted); });
         ex_.download(&d_.hostCounters, d_.counters.data(), 1);
@@ -136,6 +163,8 @@ void PipelineWorld<Exec>::step() {
         ex_.download(state.rot.data(), d_.rot.data(), n);
         ex_.download(state.linVel.data(), d_.linVel.data(), n);
         ex_.download(state.angVel.data(), d_.angVel.data(), n);
+        ex_.download(state.femPos.data(), d_.fem.pos.data(), nodes);
+        ex_.download(state.femVel.data(), d_.fem.vel.data(), nodes);
         if (ccp) {
             ex_.download(&ccpControl, d_.ccp.data(), 1);
             stats_.ccpMerit.resize(history);
@@ -149,11 +178,19 @@ void PipelineWorld<Exec>::step() {
         ex_.copy(d_.linVel.data(), d_.startLinVel.data(), n);
         ex_.copy(d_.angVel.data(), d_.startAngVel.data(), n);
         ex_.copy(d_.warm.data(), d_.warmAtStart.data(), warmCount_);
+        ex_.copy(d_.fem.pos.data(), d_.fem.startPos.data(), nodes);
+        ex_.copy(d_.fem.vel.data(), d_.fem.startVel.data(), nodes);
+        ex_.copy(d_.fem.warm.data(), d_.fem.warmAtStart.data(), femWarm_ ? d_.fem.rows : 0);
+        ex_.copy(d_.fem.contactWarm.data(), d_.fem.contactWarmAtStart.data(), femContactWarm_);
     }
     const StepCounters& c = d_.hostCounters;
     state.time = time_ = lastTime_ = c.time;
     state.warm.clear();   // the cache lives in the executor's memory (sync() uploads the host's)
     warmCount_ = c.warmCount;
+    femWarm_ = c.femWarm;
+    femContactWarm_ = c.femContactWarm;
+    state.femWarm.clear();   // as the contacts' cache: in the executor's memory
+    state.femContactWarm.clear();
 
     const int substeps = world_.settings.substeps > 0 ? world_.settings.substeps : 1;
     profile_ = StepProfile{};

@@ -6,18 +6,12 @@
 
 #include "engine/collision/world_polytope.h"
 #include "engine/contact/standard_rows_hd.h"
+#include "engine/fem/fem_contact_hd.h"
 #include "engine/fem/fem_step.h"
 
 namespace cs {
 
 namespace {
-
-// Keys: the node in the upper word (top bit set, so no rigid shape pair collides with it), the
-// rigid shape or the triangle (top bit set) in the lower; the rigid part's feature id.
-ContactKey femContactKey(int node, int shape, int tri, uint32_t feature) {
-    const uint32_t lower = tri >= 0 ? (0x80000000u | uint32_t(tri)) : uint32_t(shape);
-    return ContactKey{(uint64_t(0x80000000u | uint32_t(node)) << 32) | lower, feature};
-}
 
 struct Box {
     Vec3 lo{kHuge, kHuge, kHuge}, hi{-kHuge, -kHuge, -kHuge};
@@ -131,40 +125,13 @@ public:
                 if (!sb.contains(p)) continue;
                 FemContactRecord rec;
                 PotentialContact& c = rec.geometry;
-                uint32_t feature;
-                if (sphere) {
-                    const Vec3 d = p - X.pos;
-                    const Real dist = length(d);
-                    c.normal = dist > Real(1e-12) ? d / dist : Vec3{0, 0, 1};
-                    c.gap = dist - model.shapeRadius[shape];
-                    c.pointB = X.pos + model.shapeRadius[shape] * c.normal;
-                    feature = makeFeatureId(FeatureKind::Sphere, 0);
-                } else {
-                    Real maxGap;
-                    const PolygonClosest q = pointPolytopeClosest(polytope.view(), p, maxGap);
-                    const Vec3 faceNormal = polytope.faces[q.kind == 2 ? q.index : 0].normal;
-                    if (maxGap <= 0) {
-                        c.gap = maxGap;
-                        c.normal = faceNormal;
-                    } else {
-                        c.gap = std::sqrt(q.distSq);
-                        c.normal = q.kind == 2 || c.gap < Real(1e-12) ? faceNormal : (p - q.point) / c.gap;
-                    }
-                    c.pointB = q.point;
-                    feature = makeFeatureId(FeatureKind(q.kind), q.index);
-                }
-                if (c.gap > margin) continue;
-                c.shapeA = -1;
-                c.shapeB = shape;
-                c.bodyA = femNodeBodyIndex(nb, n);
-                c.bodyB = body;
-                c.featureA = makeFeatureId(FeatureKind::Vertex, n);
-                c.featureB = feature;
-                c.type = PairType::VertexFace;
-                c.pointA = p;
+                const PolytopeView view = sphere ? PolytopeView{} : polytope.view();
+                if (!femNodePartContact(n, femNodeBodyIndex(nb, n), shape, body, p, sphere ? nullptr : &view, X.pos,
+                                        model.shapeRadius[shape], margin, c))
+                    continue;
                 rec.node = n;
                 rec.mu = mu;
-                rec.key = femContactKey(n, shape, -1, feature);
+                rec.key = femContactKey(n, shape, -1, c.featureB);
                 add(rec, nullptr, nullptr);
             }
         }

@@ -1,0 +1,174 @@
+// FEM boundary nodes against rigid parts on the step pipeline: fem_contact.cpp's
+// nodesAgainstParts over the executor verbs, the geometry being the same CS_HD function
+// (fem_contact_hd.h femNodePartContact) and the rows the standard model's (standard_rows_hd.h).
+//
+//   boxes       per FEM body, the box of its boundary nodes (one thread per FEM body)
+//   candidates  one thread per (FEM body, shape, boundary node), in the CPU's loop order: the
+//               part active, its box (the broad phase's, grown by the margin) overlapping the
+//               FEM body's and holding the node, the gap within the margin; a scan of the hits
+//               gives each contact its slot, so they are compacted in the CPU's order
+//   rows        three per contact after the FEM rows (normal, two friction rows: node as body A,
+//               lever arm zero), warm impulses from last substep's cache
+//   store       after integration: the cache sorted by key (fem_contact.cpp storeFemContacts)
+// More contacts than the buffers hold set counters.overflow and the step runs again, larger.
+// FEM-FEM (vertex-triangle) contacts are not here: PipelineWorld refuses two FEM bodies.
+#pragma once
+
+#include "engine/exec/pipeline_data.h"
+#include "engine/fem/fem_contact_hd.h"
+
+namespace cs {
+
+// Candidate k's FEM body, shape and boundary node (fem.candidateStart's order).
+CS_HD void femCandidate(const int* candidateStart, const int* surfaceStart, const int* surfaceNodes, int femBodies,
+                        int k, int& femBody, int& shape, int& node) {
+    femBody = 0;
+    while (femBody + 1 < femBodies && candidateStart[femBody + 1] <= k) ++femBody;
+    const int local = k - candidateStart[femBody], count = surfaceStart[femBody + 1] - surfaceStart[femBody];
+    shape = local / count;
+    node = surfaceNodes[surfaceStart[femBody] + local % count];
+}
+
+CS_HD bool aabbHolds(const Aabb& b, Vec3 p) {
+    return p.x >= b.lo.x && p.x <= b.hi.x && p.y >= b.lo.y && p.y <= b.hi.y && p.z >= b.lo.z && p.z <= b.hi.z;
+}
+CS_HD bool aabbsMeet(const Aabb& a, const Aabb& b) {
+    for (int k = 0; k < 3; ++k)
+        if (a.lo[k] > b.hi[k] || b.lo[k] > a.hi[k]) return false;
+    return true;
+}
+
+template <class Exec>
+void recordFemContacts(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws, Real h) {
+    PipelineFem<Exec>& f = d.fem;
+    if (f.candidates == 0) return;
+    const FlatModelView m = d.model;
+    StepCounters* c = d.counters.data();
+    const int femBodies = f.femBodies, candidates = f.candidates, capacity = f.contactCapacity, nb = d.bodies;
+    const int *surfaceNodes = f.surfaceNodes.data(), *surfaceStart = f.surfaceStart.data();
+    const int* candidateStart = f.candidateStart.data();
+    const Vec3* pos = f.pos.data();
+    Aabb* box = f.box.data();
+    ex.forEach(femBodies, nullptr, nullptr, [=] CS_LAMBDA(int b) {
+        Aabb x{{kHuge, kHuge, kHuge}, {-kHuge, -kHuge, -kHuge}};
+        for (int j = surfaceStart[b]; j < surfaceStart[b + 1]; ++j)
+            for (int k = 0; k < 3; ++k) {
+                x.lo[k] = fmin(x.lo[k], pos[surfaceNodes[j]][k]);
+                x.hi[k] = fmax(x.hi[k], pos[surfaceNodes[j]][k]);
+            }
+        box[b] = x;
+    });
+
+    const ShapeWorldView world{d.pose.data(), d.aabb.data(), d.centroid.data(), d.worldVertices.data(),
+                               d.worldEdges.data(), d.worldFaces.data()};
+    const uint8_t* active = d.active.data();
+    const Real margin = ws.contactMargin;
+    // Candidate k as a contact (false: none); the same test in both passes.
+    auto contact = [=] CS_LAMBDA(int k, PotentialContact& out) {
+        int femBody, shape, node;
+        femCandidate(candidateStart, surfaceStart, surfaceNodes, femBodies, k, femBody, shape, node);
+        const int body = m.shapeBody[shape];
+        const Aabb part = world.aabb[shape];
+        if (!active[body] || !aabbsMeet(part, box[femBody]) || !aabbHolds(part, pos[node])) return false;
+        const bool sphere = m.shapePolytope[shape] < 0;
+        const PolytopeView view = sphere ? PolytopeView{} : shapePolytopeView(m, world, shape);
+        return femNodePartContact(node, nb + node, shape, body, pos[node], sphere ? nullptr : &view,
+                                  world.pose[shape].pos, m.shapeRadius[shape], margin, out);
+    };
+    int *hit = f.hit.data(), *offset = f.hitOffset.data();
+    ex.forEach(candidates, nullptr, nullptr, [=] CS_LAMBDA(int k) {
+        PotentialContact scratch;
+        hit[k] = contact(k, scratch) ? 1 : 0;
+    });
+    ex.exclusiveScan(hit, offset, candidates);
+    ex.serial(nullptr, [=] CS_LAMBDA() {
+        const int total = offset[candidates - 1] + hit[candidates - 1];
+        c->neededFemContacts = total > c->neededFemContacts ? total : c->neededFemContacts;
+        c->femContacts = total <= capacity ? total : 0;
+        if (total > capacity) c->overflow = 1;
+    });
+    PotentialContact* contacts = f.contacts.data();
+    Real* contactMu = f.contactMu.data();
+    const Real *friction = f.friction.data(), frictionScale = ws.frictionScale;
+    ex.forEach(candidates, nullptr, nullptr, [=] CS_LAMBDA(int k) {
+        if (!hit[k] || offset[k] >= c->femContacts) return;
+        PotentialContact& out = contacts[offset[k]];
+        contact(k, out);
+        int femBody, shape, node;
+        femCandidate(candidateStart, surfaceStart, surfaceNodes, femBodies, k, femBody, shape, node);
+        contactMu[offset[k]] = mixFrictionCoefficient(friction[femBody], m.friction[out.bodyB], frictionScale);
+    });
+
+    const FlatRows rows{d.kind.data(), d.rowBodyA.data(), d.rowBodyB.data(), d.jacobianA.data(), d.jacobianB.data(),
+                        d.bias.data(), d.softness.data(), d.mu.data(), d.normalRow.data(), d.maxImpulse.data(),
+                        d.lambda.data(), d.owner.data()};
+    int *bodyC = f.bodyC.data(), *bodyD = f.bodyD.data();
+    Spatial *jacobianC = f.jacobianC.data(), *jacobianD = f.jacobianD.data();
+    const Vec3* bodyPos = d.pos.data();
+    const WarmImpulse* warm = f.contactWarm.data();
+    const Real stabilization = ws.solver.stabilization, maxPushout = ws.solver.maxPushoutSpeed * h;
+    const bool warmStart = ws.solver.warmStart;
+    ex.forEach(capacity, &c->femContacts, nullptr, [=] CS_LAMBDA(int i) {
+        const PotentialContact& ct = contacts[i];
+        const Vec3 zero{0, 0, 0};
+        const StandardContactRows r = standardContactRows(ct, ct.pointA, ct.bodyB >= 0 ? bodyPos[ct.bodyB] : zero,
+                                                          stabilization, maxPushout);
+        Real lambda[3] = {0, 0, 0};
+        if (warmStart) {
+            const int w = findWarmIndex(warm, c->femContactWarm, femContactKey(ct.bodyA - nb, ct.shapeB, -1, ct.featureB));
+            if (w >= 0) warmRowImpulses(warm[w], r, lambda);
+        }
+        const int n = c->rowCount + 3 * i;
+        for (int k = 0; k < 3; ++k) {
+            const int row = n + k;
+            rows.kind[row] = k == 0 ? int(RowKind::Normal) : int(RowKind::Friction);
+            rows.bodyA[row] = ct.bodyA;
+            rows.bodyB[row] = ct.bodyB;
+            rows.jacobianA[row] = r.jacobianA[k];
+            rows.jacobianB[row] = r.jacobianB[k];
+            rows.bias[row] = k == 0 ? r.bias : Real(0);
+            rows.softness[row] = 0;
+            rows.mu[row] = k == 0 ? Real(0) : contactMu[i];
+            rows.normalRow[row] = k == 0 ? -1 : n;
+            rows.maxImpulse[row] = Real(1e30);
+            rows.lambda[row] = lambda[k];
+            rows.owner[row] = -1;
+            bodyC[row] = bodyD[row] = -1;
+            jacobianC[row] = jacobianD[row] = Spatial{zero, zero};
+        }
+    });
+    ex.serial(nullptr, [=] CS_LAMBDA() { c->rowCount += 3 * c->femContacts; });
+}
+
+// After integration: the contacts' impulses as next substep's warm cache, sorted by key (their
+// pair words differ: one contact per node and part), or none after a roll back.
+template <class Exec>
+void recordFemContactStore(Exec& ex, PipelineData<Exec>& d) {
+    PipelineFem<Exec>& f = d.fem;
+    if (f.candidates == 0) return;
+    StepCounters* c = d.counters.data();
+    const int capacity = f.contactCapacity, nb = d.bodies;
+    const PotentialContact* contacts = f.contacts.data();
+    uint64_t *pair = f.contactPair.data(), *pairOut = f.contactPairOut.data();
+    int *index = f.contactIndex.data(), *indexOut = f.contactIndexOut.data();
+    ex.forEach(capacity, nullptr, nullptr, [=] CS_LAMBDA(int i) {
+        const bool used = i < c->femContacts;
+        pair[i] = used ? femContactKey(contacts[i].bodyA - nb, contacts[i].shapeB, -1, 0).shapes : ~uint64_t(0);
+        index[i] = i;
+    });
+    ex.sortPairs(pair, index, pairOut, indexOut, capacity);
+    const Real* lambda = d.lambda.data();
+    WarmImpulse *warm = f.contactWarm.data(), *next = f.contactWarmNext.data();
+    ex.forEach(capacity, &c->femContacts, nullptr, [=] CS_LAMBDA(int i) {
+        const int j = indexOut[i], n = c->rowCount - 3 * c->femContacts + 3 * j;
+        const PotentialContact& ct = contacts[j];
+        Vec3 t[2];
+        tangentBasis(ct.normal, t[0], t[1]);
+        next[i] = WarmImpulse{femContactKey(ct.bodyA - nb, ct.shapeB, -1, ct.featureB), lambda[n],
+                              lambda[n + 1] * t[0] + lambda[n + 2] * t[1]};
+    });
+    ex.serial(nullptr, [=] CS_LAMBDA() { c->femContactWarm = c->bad ? 0 : c->femContacts; });
+    ex.forEach(capacity, &c->femContactWarm, nullptr, [=] CS_LAMBDA(int i) { warm[i] = next[i]; });
+}
+
+}  // namespace cs

@@ -1,0 +1,167 @@
+// The deformable bodies' data of the step pipeline (engine/fem/ on the executor): the flat FEM
+// model, the nodes' state and the rows on up to four bodies, structures of arrays in the
+// executor's memory.
+//
+// Index spaces are World::step's (engine/fem/fem_step.h): FEM node n is solver body
+// bodies + n, a point mass (inverse mass 1/m, 0 when pinned; inverse inertia zero). The FEM rows
+// follow the contact rows, as buildFemRows appends them after buildContactRows: every tet's rows
+// (tetRowStart), then three per attachment; their impulses are the FEM warm start (State::femWarm).
+// The third and fourth body columns (bodyC, bodyD) exist only when the model has tets; the
+// solver's views then carry them for every row (-1 for the two-body rows), as ConstraintRows
+// does once wideRows > 0.
+#pragma once
+
+#include <vector>
+
+#include "engine/collision/broad_phase.h"
+#include "engine/collision/potential_contact.h"
+#include "engine/fem/fem_material_hd.h"
+#include "engine/model.h"
+
+namespace cs {
+
+template <class Exec>
+struct PipelineFem {
+    template <class T>
+    using Buffer = typename Exec::template Buffer<T>;
+
+    int nodes = 0, tets = 0, attachments = 0, femBodies = 0;
+    int tetRows = 0;             // rows of all tets
+    int rows = 0;                // tetRows + 3 * attachments
+    bool wide() const { return tets > 0; }
+
+    // ---- model ----
+    Buffer<Real> nodeInvMass;                  // (nodes) 0: pinned
+    Buffer<int> tetNodes;                      // (4 tets) global node indices
+    Buffer<int> tetBody, tetRowStart;          // (tets) FEM body; first row among the FEM rows
+    Buffer<TetRest> tetRest;                   // (tets)
+    Buffer<Real> tetActivation;                // (tets) weight of the body's activation stress
+    Buffer<FemMaterial> material;              // (femBodies)
+    Buffer<Real> damping;                      // (femBodies) Rayleigh beta, s
+    Buffer<Real> activation;                   // (femBodies) Pa: State::femActivation, sent every step
+    Buffer<int> attachNode, attachBody;        // (attachments)
+    Buffer<Vec3> attachLocal;                  // (attachments) the point in the body's COM frame
+
+    // ---- state, its copies at the step's and the substep's start ----
+    Buffer<Vec3> pos, vel, startPos, startVel, goodPos;   // (nodes)
+    Buffer<Real> warm, warmAtStart;            // (rows) last substep's FEM row impulses
+
+    // ---- rows on four bodies (row capacity) ----
+    Buffer<int> bodyC, bodyD;
+    Buffer<Spatial> jacobianC, jacobianD, minvJC, minvJD;
+
+    // ---- boundary nodes against rigid parts (pipeline_fem_contact.h) ----
+    int surfaceCount = 0;                      // boundary nodes, grouped by FEM body, ascending
+    int candidates = 0;                        // sum over FEM bodies of shapes x their boundary nodes
+    int contactCapacity = 0;                   // FEM contacts the buffers hold (grows)
+    Buffer<int> surfaceNodes;                  // (surfaceCount)
+    Buffer<int> surfaceStart, candidateStart;  // (femBodies + 1)
+    Buffer<Real> friction;                     // (femBodies) mu against other bodies
+    Buffer<Aabb> box;                          // (femBodies) of the boundary nodes, this substep
+    Buffer<int> hit, hitOffset;                // (candidates) in the margin; its contact slot
+    Buffer<PotentialContact> contacts;         // (contactCapacity) node = side A
+    Buffer<Real> contactMu;
+    Buffer<uint64_t> contactPair, contactPairOut;      // key.shapes, for the warm cache's order
+    Buffer<int> contactIndex, contactIndexOut;
+    Buffer<WarmImpulse> contactWarm, contactWarmNext, contactWarmAtStart;   // sorted by key
+};
+
+template <class Exec, class T>
+void uploadFemVector(Exec& ex, typename Exec::template Buffer<T>& to, const std::vector<T>& from) {
+    to.reserve(from.size() > 0 ? from.size() : 1);
+    if (!from.empty()) ex.upload(to.data(), from.data(), from.size());
+}
+
+// The FEM model into the executor's memory and the node buffers sized (the rows' buffers are
+// sized with the contact rows: reserveFemRows).
+template <class Exec>
+void uploadFemModel(Exec& ex, PipelineFem<Exec>& f, const Model& model) {
+    f.nodes = model.femNodeCount();
+    f.tets = model.femTetCount();
+    f.attachments = (int)model.femAttachments.size();
+    f.femBodies = (int)model.femBodies.size();
+    std::vector<int> tetNodes(4 * size_t(f.tets)), rowStart(f.tets);
+    f.tetRows = 0;
+    for (int t = 0; t < f.tets; ++t) {
+        for (int j = 0; j < 4; ++j) tetNodes[4 * size_t(t) + j] = model.femTets[t][j];
+        rowStart[t] = f.tetRows;
+        f.tetRows += femRowCount(model.femBodies[model.femTetBody[t]].material.type);
+    }
+    f.rows = f.tetRows + 3 * f.attachments;
+    std::vector<FemMaterial> material(f.femBodies);
+    std::vector<Real> damping(f.femBodies);
+    for (int b = 0; b < f.femBodies; ++b) {
+        material[b] = model.femBodies[b].material;
+        damping[b] = model.femBodies[b].damping;
+    }
+    std::vector<int> attachNode(f.attachments), attachBody(f.attachments);
+    std::vector<Vec3> attachLocal(f.attachments);
+    for (int a = 0; a < f.attachments; ++a) {
+        attachNode[a] = model.femAttachments[a].node;
+        attachBody[a] = model.femAttachments[a].body;
+        attachLocal[a] = model.femAttachments[a].localPoint;
+    }
+    uploadFemVector(ex, f.nodeInvMass, model.femNodeInvMass);
+    uploadFemVector(ex, f.tetNodes, tetNodes);
+    uploadFemVector(ex, f.tetBody, model.femTetBody);
+    uploadFemVector(ex, f.tetRowStart, rowStart);
+    uploadFemVector(ex, f.tetRest, model.femTetRest);
+    uploadFemVector(ex, f.tetActivation, model.femTetActivation);
+    uploadFemVector(ex, f.material, material);
+    uploadFemVector(ex, f.damping, damping);
+    f.activation.reserve(f.femBodies > 0 ? f.femBodies : 1);
+    uploadFemVector(ex, f.attachNode, attachNode);
+    uploadFemVector(ex, f.attachBody, attachBody);
+    uploadFemVector(ex, f.attachLocal, attachLocal);
+    const size_t n = f.nodes > 0 ? f.nodes : 1;
+    for (auto* b : {&f.pos, &f.vel, &f.startPos, &f.startVel, &f.goodPos}) b->reserve(n);
+    f.warm.reserve(f.rows > 0 ? f.rows : 1);
+    f.warmAtStart.reserve(f.rows > 0 ? f.rows : 1);
+
+    // Boundary nodes in fem_contact.cpp's order: by FEM body, ascending within one.
+    std::vector<uint8_t> onSurface(f.nodes, 0);
+    for (const auto& tri : model.femTris)
+        for (int v : tri) onSurface[v] = 1;
+    std::vector<int> surface, surfaceStart(f.femBodies + 1, 0), candidateStart(f.femBodies + 1, 0);
+    for (int b = 0; b < f.femBodies; ++b) {
+        surfaceStart[b] = (int)surface.size();
+        for (int n = 0; n < f.nodes; ++n)
+            if (onSurface[n] && model.femNodeBody[n] == b) surface.push_back(n);
+        candidateStart[b + 1] = candidateStart[b] + model.shapeCount() * ((int)surface.size() - surfaceStart[b]);
+    }
+    surfaceStart[f.femBodies] = (int)surface.size();
+    f.surfaceCount = (int)surface.size();
+    f.candidates = candidateStart[f.femBodies];
+    std::vector<Real> friction(f.femBodies);
+    for (int b = 0; b < f.femBodies; ++b) friction[b] = model.femBodies[b].contact.friction;
+    uploadFemVector(ex, f.surfaceNodes, surface);
+    uploadFemVector(ex, f.surfaceStart, surfaceStart);
+    uploadFemVector(ex, f.candidateStart, candidateStart);
+    uploadFemVector(ex, f.friction, friction);
+    f.box.reserve(f.femBodies > 0 ? f.femBodies : 1);
+    f.hit.reserve(f.candidates > 0 ? f.candidates : 1);
+    f.hitOffset.reserve(f.candidates > 0 ? f.candidates : 1);
+}
+
+// The FEM contacts' buffers for `contacts` contacts (contents kept).
+template <class Exec>
+void reserveFemContacts(PipelineFem<Exec>& f, int contacts) {
+    f.contactCapacity = contacts;
+    const size_t n = contacts > 0 ? contacts : 1;
+    f.contacts.reserve(n);
+    f.contactMu.reserve(n);
+    for (auto* b : {&f.contactPair, &f.contactPairOut}) b->reserve(n);
+    for (auto* b : {&f.contactIndex, &f.contactIndexOut}) b->reserve(n);
+    for (auto* b : {&f.contactWarm, &f.contactWarmNext, &f.contactWarmAtStart}) b->reserve(n);
+}
+
+// The third and fourth body columns for `rows` rows (only when the model has tets).
+template <class Exec>
+void reserveFemRows(PipelineFem<Exec>& f, size_t rows) {
+    if (!f.wide()) return;
+    f.bodyC.reserve(rows);
+    f.bodyD.reserve(rows);
+    for (auto* b : {&f.jacobianC, &f.jacobianD, &f.minvJC, &f.minvJD}) b->reserve(rows);
+}
+
+}  // namespace cs
