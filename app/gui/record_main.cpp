@@ -18,13 +18,14 @@ std::string defaultSceneName();
 namespace {
 
 // A scripted grasp's video shows what scripts/grasp_shots.sh shows: the pads' dots (stick, slide)
-// and the Grasp window carry the contacts, so the contact points and normals are off (on a
+// and the Grasp window carry the contacts, so the contact points, normals and joint axes are off (on a
 // deformable object its node contacts would hide it), and a deformable object is coloured by its
 // von Mises stress from 0 to 2 % of its Young's modulus (2 kPa for fetch_tomato_fem's tomato,
 // whose weight over its cross-section is 0.44 kPa).
 void presentGrasp(SandboxApp& app) {
     app.view.draw.contactPoints = false;
     app.view.draw.contactNormals = false;
+    app.view.draw.jointFrames = false;
     const Model& m = app.copy(0).world.model();
     const int fem = app.grasp().driver.controller.spec().objectFem;
     if (fem < 0 || fem >= (int)m.femBodies.size()) return;
