@@ -43,8 +43,20 @@ int checkGuiScene(int argc, char** argv, bool record) {
 #endif
 
 #if !defined(CS_HAVE_GUI)
-// Without the GUI, `sandbox [gui] [SCENE] [options]` runs the scene headless instead.
+// Without the GUI, `sandbox [gui] [SCENE] [options]` runs the scene headless instead. A scene
+// that does not load is reported first, as the GUI build's checkGuiScene does (the options that
+// follow may be the GUI's, which the runner does not know).
 int headlessInstead(int argc, char** argv, int first) {
+    if (first < argc && argv[first][0] != '-') {
+        cs::Model model;
+        cs::WorldSettings settings;
+        cs::SceneInfo info;
+        std::string error;
+        if (!cs::loadScene(argv[first], model, settings, info, &error)) {
+            std::fprintf(stderr, "sandbox gui: %s\n", error.c_str());
+            return cs::kExitUsage;
+        }
+    }
     std::fprintf(stderr, "sandbox: the GUI was not built (needs GLFW, ImGui and CS_WITH_GUI=ON); running the scene headless\n");
     if (first >= argc) {
         static std::string name = cs::kDefaultScene;

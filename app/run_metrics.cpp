@@ -156,6 +156,12 @@ void writeSummaryText(const RunSummary& s, std::FILE* out) {
                  1e3 * p.integrate / n);
     std::fprintf(out, "  iterations      newton %.2f, linear %.1f per step (mean)\n", t.newtonMean, t.linearMean);
     std::fprintf(out, "  NCP residual    last %.3g, mean %.3g, max %.3g\n", t.residualFinal, t.residualMean, t.residualMax);
+    // The minimum map's known limit (tests/test_grasp_mimic.cpp, README "Grasping"): redundant
+    // rigid contacts at different depths make its Newton systems inconsistent but for eps.
+    if (s.ncp == "min" && t.residualMax > 1)
+        std::fprintf(out, "  note            a step ended with a Newton residual of %.3g m/s; under the minimum map, "
+                          "redundant contacts predicted at different depths can make the Newton system inconsistent "
+                          "(impulses ~ 1/eps, tests/test_grasp_mimic.cpp); --ncp fb avoids that\n", t.residualMax);
     std::fprintf(out, "  penetration     max %.3g m\n", t.penetrationMax);
     std::fprintf(out, "  top body drift  %.3g m\n", s.topDrift);
     if (s.overlapAvailable)

@@ -210,6 +210,9 @@ Result sandboxWithin(int seconds, const std::string& args) {
 // too; a time step as a fraction; arguments with control characters echoed on one line; an OBJ's
 // material library never opened.
 TEST_CASE("cli: one exit status for bad input, --dt as a fraction, no material files") {
+    // In both builds: with the GUI, main.cpp's checkGuiScene reports the scene; without it, `gui`
+    // runs the scene headless and reports an unknown scene before the GUI's options (--frames),
+    // which the runner does not know, and `record` says it cannot record.
     Result gui = sandbox("gui no_such_scene --frames 1");
     CAPTURE(gui.out);
     CHECK(gui.status == 2);   // before: 1

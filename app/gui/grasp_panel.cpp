@@ -46,6 +46,13 @@ void plotSeries(const char* title, const std::vector<std::vector<float>>& series
     ImGui::Dummy(size);
 }
 
+// The scale's reading in grams as shown: within 0.05 g of zero it reads 0 (a tared scale's
+// rounding noise printed "-0.0 g").
+double shownGrams(const ScaleReading& s) {
+    const double g = double(s.kilograms) * 1000;
+    return std::fabs(g) < 0.05 ? 0.0 : g;
+}
+
 }  // namespace
 
 void SandboxApp::drawGraspWindow() {
@@ -117,7 +124,7 @@ void SandboxApp::drawGraspWindow() {
         ImGui::Text(" rise %.3f m", double(r.objectRise));
         if (spec.scaleJoint >= 0) {
             ImGui::SameLine();
-            ImGui::Text("  scale %.1f g", double(r.scale.kilograms * 1000));
+            ImGui::Text("  scale %.1f g", shownGrams(r.scale));
         }
         if (ImGui::BeginTable("sensors", 5, ImGuiTableFlags_SizingStretchProp)) {
             for (const char* h : {"finger", "grip N", "normal N", "friction N", "pad"}) ImGui::TableSetupColumn(h);
@@ -189,7 +196,7 @@ void SandboxApp::drawGraspOverlay(int copy) {
     }
     if (spec.scaleJoint >= 0) {
         const Vec3 at = w.state().pos[w.model().joints[spec.scaleJoint].bodyB];
-        std::snprintf(text, sizeof text, "scale %.1f g", double(r.scale.kilograms * 1000));
+        std::snprintf(text, sizeof text, "scale %.1f g", shownGrams(r.scale));
         debugRenderer_.text(at + Vec3{0, Real(0.12), Real(0.02)}, text, Color{1, 1, 1, 1});   // past the platform's far edge
     }
 }
@@ -241,7 +248,7 @@ void SandboxApp::drawGraspHelp() {
     // The keys of grasp_input.cpp (graspKey, graspMouseDown, graspScroll): W/S and A/D move along
     // the view's ground directions, Q/E down and up; J/L turn about z, U/O about the view's right,
     // Z/X about its ahead direction.
-    const char* keys[][2] = {
+    static const char* const keys[][2] = {
         {"left drag (gripper)", "move the wrist target in the plane facing the camera"},
         {"shift + left drag (gripper)", "turn the wrist"},
         {"wheel during the drag", "move the wrist along the view (depth)"},
@@ -255,16 +262,7 @@ void SandboxApp::drawGraspHelp() {
     };
     ImGui::Separator();
     ImGui::TextUnformatted(grasp_.active() ? "Gripper (this scene)" : "Gripper (grasp scenes: grasp_box, fetch_tomato, ...)");
-    if (ImGui::BeginTable("grasp keys", 2, ImGuiTableFlags_RowBg)) {
-        for (auto& k : keys) {
-            ImGui::TableNextRow();
-            ImGui::TableNextColumn();
-            ImGui::TextColored(ImVec4(1.f, 0.85f, 0.4f, 1.f), "%s", k[0]);
-            ImGui::TableNextColumn();
-            ImGui::TextUnformatted(k[1]);
-        }
-        ImGui::EndTable();
-    }
+    keyTable("grasp keys", keys);
     ImGui::TextUnformatted("Grasp events (grip closed, contact made, lift start, slip detected, release)\n"
                            "go to the status line and the session log (--session-out).");
 }

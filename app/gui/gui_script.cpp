@@ -38,6 +38,7 @@ bool* layerFlag(SandboxApp& app, const std::string& name) {
     if (name == "strain") return &app.view.fem.colorByField;
     if (name == "rest") return &f.femRestShape;
     if (name == "anchors") return &f.femAnchors;
+    if (name == "settings") return &app.view.settingsPanel;
     return nullptr;
 }
 

@@ -12,7 +12,8 @@
 //   key NAME              space, right, plus, minus, or a letter (r, b, n, f, c, g, h, m, p, ...)
 //   show LAYER on|off     contacts, normals, cones, forces, penetration, aabbs, frames, joints,
 //                         legend, plots, help, shadows, xray, impact, grasp; deformable bodies:
-//                         strain (the strain colours), rest (rest-shape wireframe), anchors
+//                         strain (the strain colours), rest (rest-shape wireframe), anchors;
+//                         settings (the left panel)
 //   camera YAW PITCH DIST [TX TY TZ]   degrees and metres
 //   report                print the drag state: grabbed point, target, force
 //   ui report             print the layout: window rectangles, the settings panel's fit, the last

@@ -60,19 +60,22 @@ void SandboxApp::mouseButton(int button, bool down, bool shift) {
         selectedBody = body;
         dragFemTri_ = -1;
         if (graspMouseDown(body, hit, shift)) return;   // the gripper: its wrist target (grasp_input.cpp)
-        if (pick.fem.tri >= 0) {
-            dragFemTri_ = pick.fem.tri;
-            dragFemWeights_ = pick.fem.weights;
+        // A drag of a deformable body's surface point or of a rigid body's: the drag plane and
+        // target start at the grabbed point, and the drag event (who is grabbed) is applied.
+        auto startDrag = [&](SessionEvent e, MouseMode mode) {
             dragPlanePoint_ = hit;
             dragTarget_ = hit;
             dragTrail_.clear();
-            mouseMode_ = MouseMode::Drag;
-            SessionEvent e;
+            mouseMode_ = mode;
             e.type = SessionEventType::Drag;
-            e.femTri = dragFemTri_;
-            e.femWeights = dragFemWeights_;
             e.target = hit;
             applyEvent(e, true);
+        };
+        SessionEvent e;
+        if (pick.fem.tri >= 0) {
+            dragFemTri_ = e.femTri = pick.fem.tri;
+            dragFemWeights_ = e.femWeights = pick.fem.weights;
+            startDrag(e, MouseMode::Drag);
             return;
         }
         if (body < 0 || world.model().isStatic(body)) {
@@ -81,18 +84,11 @@ void SandboxApp::mouseButton(int button, bool down, bool shift) {
         }
         const State& s = world.state();
         dragLocal_ = rotateInv(s.rot[body], hit - s.pos[body]);
-        dragPlanePoint_ = hit;
-        dragTarget_ = hit;
         rotateLever_ = hit - s.pos[body];
         rotateStartMouse_ = glm::vec2(float(mouseX_), float(mouseY_));
-        dragTrail_.clear();
-        mouseMode_ = shift ? MouseMode::Rotate : MouseMode::Drag;
-        SessionEvent e;
-        e.type = SessionEventType::Drag;
         e.body = body;
         e.local = dragLocal_;
-        e.target = hit;
-        applyEvent(e, true);
+        startDrag(e, shift ? MouseMode::Rotate : MouseMode::Drag);
         return;
     }
     if (dragging()) {

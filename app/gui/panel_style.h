@@ -1,6 +1,7 @@
 // Colours and small helpers shared by the ImGui windows (panels.cpp, panels_views.cpp).
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 #include <imgui.h>
@@ -41,6 +42,20 @@ inline const LegendEntry kPlusLegend[] = {
     {{0.2f, 0.8f, 1.0f, 1}, "PLUS: expanding"},
     {{0.7f, 0.7f, 0.7f, 1}, "PLUS: observing"},
 };
+
+// A two-column table of keys (highlighted) and what they do: the Help window's and the gripper's.
+template <size_t N>
+inline void keyTable(const char* id, const char* const (&keys)[N][2]) {
+    if (!ImGui::BeginTable(id, 2, ImGuiTableFlags_RowBg)) return;
+    for (const auto& k : keys) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextColored(ImVec4(1.f, 0.85f, 0.4f, 1.f), "%s", k[0]);
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(k[1]);
+    }
+    ImGui::EndTable();
+}
 
 // The "(?)" markers drawn this frame and the last tooltip's rectangle (x, y, w, h): scripted
 // tests hover a marker and check that its tooltip stays on the screen.

@@ -165,7 +165,7 @@ void SandboxApp::drawHelpWindow() {
         ImGui::End();
         return;
     }
-    const char* keys[][2] = {
+    static const char* const keys[][2] = {
         {"left drag (body)", "drag it: a compliant spring to the cursor; release moving to throw"},
         {"shift + left drag", "rotate the grabbed body about its centre of mass"},
         {"left drag (empty)", "orbit the camera"},
@@ -187,16 +187,7 @@ void SandboxApp::drawHelpWindow() {
         {"H or F1", "this help"},
         {"Esc", "deselect"},
     };
-    if (ImGui::BeginTable("keys", 2, ImGuiTableFlags_RowBg)) {
-        for (auto& k : keys) {
-            ImGui::TableNextRow();
-            ImGui::TableNextColumn();
-            ImGui::TextColored(ImVec4(1.f, 0.85f, 0.4f, 1.f), "%s", k[0]);
-            ImGui::TableNextColumn();
-            ImGui::TextUnformatted(k[1]);
-        }
-        ImGui::EndTable();
-    }
+    keyTable("keys", keys);
     drawGraspHelp();
     ImGui::End();
 }

@@ -15,6 +15,29 @@ namespace cs {
 
 std::string defaultSceneName();
 
+namespace {
+
+// A scripted grasp's video shows what scripts/grasp_shots.sh shows: the pads' dots (stick, slide)
+// and the Grasp window carry the contacts, so the contact points, normals and joint axes are off (on a
+// deformable object its node contacts would hide it), and a deformable object is coloured by its
+// von Mises stress from 0 to 2 % of its Young's modulus (2 kPa for fetch_tomato_fem's tomato,
+// whose weight over its cross-section is 0.44 kPa).
+void presentGrasp(SandboxApp& app) {
+    app.view.draw.contactPoints = false;
+    app.view.draw.contactNormals = false;
+    app.view.draw.jointFrames = false;
+    const Model& m = app.copy(0).world.model();
+    const int fem = app.grasp().driver.controller.spec().objectFem;
+    if (fem < 0 || fem >= (int)m.femBodies.size()) return;
+    app.view.fem.colorByField = true;
+    app.view.fem.field = FemField::VonMises;
+    app.view.fem.autoRange = false;
+    app.view.fem.lo = 0;
+    app.view.fem.hi = float(0.02 * m.femBodies[fem].youngs);
+}
+
+}  // namespace
+
 int runRecord(int argc, char** argv) {
     GuiOptions options;
     std::string error;
@@ -67,6 +90,7 @@ int runRecord(int argc, char** argv) {
     if (options.replay.empty()) app.setCopies(options.compare);
     double seconds = options.seconds >= 0 ? options.seconds : double(app.sceneInfo().duration);
     if (options.playScript) {   // the scene's grasp script from the start, and a second after its end
+        presentGrasp(app);
         app.graspPlay();
         if (options.seconds < 0)
             seconds = std::max(seconds, double(app.grasp().driver.controller.scriptDuration()) + 1.0);
