@@ -296,7 +296,7 @@ void World::substep(Real h) {
     }
     contactPostIntegrate(in, state_);
     storeContactResults(in, s.rows, bv, contacts_, state_.warm);
-    if (sleeping) updateSleep(model_, state_, s.rows, s.active.data(), drag_.body, h);
+    if (sleeping) updateSleep(model_, state_, s.rows, s.pairs, s.active.data(), drag_.body, h);
     state_.jointWarm.assign(s.rows.lambda.begin(), s.rows.lambda.begin() + jointRowCount);
     state_.femWarm.assign(s.rows.lambda.begin() + femRow, s.rows.lambda.begin() + femRow + femRowCount);
     storeFemContacts(s.femContacts, s.rows, bv, contacts_, state_.femContactWarm);

@@ -102,8 +102,8 @@ void wakeTouchedIslands(const Model& model, State& state, std::vector<ShapePair>
     });
 }
 
-int updateSleep(const Model& model, State& state, const ConstraintRows& rows, const uint8_t* active,
-                int keepAwake, Real h) {
+int updateSleep(const Model& model, State& state, const ConstraintRows& rows, const std::vector<ShapePair>& pairs,
+                const uint8_t* active, int keepAwake, Real h) {
     const int nb = model.bodyCount();
     auto member = [&](int b) { return b >= 0 && b < nb && active[b] && !model.isStatic(b); };
     std::vector<int> parent(nb);
@@ -118,6 +118,7 @@ int updateSleep(const Model& model, State& state, const ConstraintRows& rows, co
     }
     for (int g = 0; g < rows.gapMemberCount(); ++g) join(rows.gapBodyA[g], rows.gapBodyB[g]);
     for (const Joint& j : model.joints) join(j.bodyA, j.bodyB);
+    for (const ShapePair& p : pairs) join(model.shapeBody[p.shapeA], model.shapeBody[p.shapeB]);
 
     // Each island's shortest time below the sleep speeds, kept at its root.
     std::vector<Real> islandTime(nb, Real(1e30));

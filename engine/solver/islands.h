@@ -1,8 +1,10 @@
 // Islands and sleeping (WorldSettings::sleeping; issue 20).
 //
 // An island is a set of dynamic bodies joined by the step's constraint rows (contacts, joints,
-// PEG's gap members): union-find over the awake dynamic bodies; static bodies join nothing, so
-// two boxes resting side by side on the ground are two islands. A body is a sleep candidate
+// PEG's gap members) or by the step's broad-phase pairs: union-find over the awake dynamic
+// bodies; static bodies join nothing, so two boxes resting apart on the ground are two islands.
+// The pairs join too because waking goes by them: two islands whose grown AABBs overlap
+// without a contact would otherwise wake each other in turn, each as the other fell asleep. A body is a sleep candidate
 // while its speeds stay below kSleepLinearSpeed and kSleepAngularSpeed (Box2D's defaults); it
 // counts the seconds it has been one. An island falls asleep when every body of it has been a
 // candidate for kTimeToSleep: its velocities are set to zero and its poses are kept exactly.
@@ -46,11 +48,11 @@ void wakeTouchedIslands(const Model& model, State& state, std::vector<ShapePair>
 void wakeIsland(State& state, int body);   // the island body sleeps in; no-op when awake
 void wakeAll(State& state);
 
-// After integration: islands of the awake bodies (active[b] != 0, dynamic) from the rows,
+// After integration: islands of the awake bodies (active[b] != 0, dynamic) from the rows and pairs,
 // their sleep clocks advanced by h, the islands whose every body has slept long enough put to
 // sleep. keepAwake (>= 0): a body that must not sleep (the dragged one). Returns the number of
 // sleeping bodies.
-int updateSleep(const Model& model, State& state, const ConstraintRows& rows, const uint8_t* active,
-                int keepAwake, Real h);
+int updateSleep(const Model& model, State& state, const ConstraintRows& rows, const std::vector<ShapePair>& pairs,
+                const uint8_t* active, int keepAwake, Real h);
 
 }  // namespace cs
