@@ -163,25 +163,32 @@ TEST_CASE("sleeping: the mouse drag wakes the island and moves the box; wakeAll 
     CHECK(w.sleepingBodies() == 0);
 }
 
-TEST_CASE("sleeping: a joint's new drive target wakes its island") {
-    // A box on a prismatic joint along z to the world, driven to height 1 m above the ground.
+TEST_CASE("sleeping: a joint's moved anchor wakes its island; a driven joint keeps its island awake") {
+    // A box resting on the ground, held by a ball joint to the world at its centre; then the
+    // world anchor is raised 0.5 m (as the grasp driver moves the wrist).
     World w(stackModel(1, 0), {});
     Joint j;
-    j.type = JointType::Prismatic;
+    j.type = JointType::Ball;
     j.bodyA = -1;
     j.bodyB = 1;
-    j.drive = true;
-    j.driveTarget = 0;
     std::string err;
     REQUIRE(addJoint(w.model(), j, Vec3{0, 0, Real(0.5)}, Vec3{0, 0, 1}, &err) >= 0);
     w.settings.sleeping = true;
     run(w, 1);
     REQUIRE(w.isAsleep(1));
-    w.model().joints[0].driveTarget = Real(0.5);
+    w.model().joints[0].anchorA.z += Real(0.5);
     run(w, Real(1.0 / 120));
     CHECK_FALSE(w.isAsleep(1));
     run(w, 2);
     CHECK(w.state().pos[1].z == doctest::Approx(1).epsilon(1e-3));
+    // The same box on a prismatic joint with a drive (holding it at rest on the ground): awake.
+    World d(stackModel(1, 0), {});
+    j.type = JointType::Prismatic;
+    j.drive = true;
+    REQUIRE(addJoint(d.model(), j, Vec3{0, 0, Real(0.5)}, Vec3{0, 0, 1}, &err) >= 0);
+    d.settings.sleeping = true;
+    run(d, 2);
+    CHECK_FALSE(d.isAsleep(1));
 }
 
 TEST_CASE("sleeping: heavy_stack's top box drifts under 1 mm in 10 s") {

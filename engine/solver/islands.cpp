@@ -120,12 +120,17 @@ int updateSleep(const Model& model, State& state, const ConstraintRows& rows, co
     for (const Joint& j : model.joints) join(j.bodyA, j.bodyB);
     for (const ShapePair& p : pairs) join(model.shapeBody[p.shapeA], model.shapeBody[p.shapeB]);
 
+    // A driven joint is an actuator that may push at any time (a grasp's servos): its island stays awake.
+    std::vector<uint8_t> driven(nb);
+    for (const Joint& j : model.joints)
+        for (int b : {j.bodyA, j.bodyB})
+            if (j.drive && b >= 0) driven[b] = 1;
     // Each island's shortest time below the sleep speeds, kept at its root.
     std::vector<Real> islandTime(nb, Real(1e30));
     for (int b = 0; b < nb; ++b) {
         if (!member(b)) continue;
         const bool slow = length(state.linVel[b]) < kSleepLinearSpeed && length(state.angVel[b]) < kSleepAngularSpeed;
-        state.sleepTime[b] = slow && b != keepAwake ? state.sleepTime[b] + h : Real(0);
+        state.sleepTime[b] = slow && b != keepAwake && !driven[b] ? state.sleepTime[b] + h : Real(0);
         Real& t = islandTime[findRoot(parent, b)];
         t = std::min(t, state.sleepTime[b]);
     }

@@ -8,6 +8,8 @@
 // while its speeds stay below kSleepLinearSpeed and kSleepAngularSpeed (Box2D's defaults); it
 // counts the seconds it has been one. An island falls asleep when every body of it has been a
 // candidate for kTimeToSleep: its velocities are set to zero and its poses are kept exactly.
+// A body in a joint with a drive is never a candidate: an island with a servo in it stays awake
+// (the grasp's fingers hold an object that the sensors must keep seeing in contact).
 //
 // A sleeping body is left out of the solve (World's active flags: zero inverse mass, like the
 // ground) and out of integration; pairs of parts with no awake dynamic body are dropped after
