@@ -54,6 +54,7 @@ void printUsage(std::FILE* out) {
         "  --dt H  --steps N | --seconds T  --newton N  --iters M  --substeps K  --seed S\n"
         "  --threads N  --backend cpu|cuda  --json  --trace FILE.csv  --state-out FILE.json\n"
         "  --overlap-every N (overlap volume stride, 0: last step only; default 10)  --no-progress\n"
+        "  --sleeping (islands at rest sleep; off unless the scene sets \"sleeping\": true)\n"
         "  --script (play the scene's grasp script) | --script=FILE   --grip-force N (replaces the script's)\n"
         "SCENE is a library name (sandbox list) or a path to a scene .json file.\n",
         kDefaultScene);
@@ -73,6 +74,7 @@ bool parseRunOptions(int argc, char** argv, int first, RunOptions& o, std::strin
         }
         // Flags without a value.
         if (a == "--json") { o.json = true; continue; }
+        if (a == "--sleeping") { o.sleeping = true; continue; }
         if (a == "--no-progress") { o.progress = false; continue; }
         if (a == "--script") { o.script = true; continue; }   // the scene's own script; --script=FILE below
         // Options with a value: --opt V or --opt=V.
@@ -175,6 +177,7 @@ void applyRunOptions(const RunOptions& o, WorldSettings& s) {
     if (o.newton) s.solver.newtonIterations = *o.newton;
     if (o.iters) s.solver.linearIterations = *o.iters;
     if (o.substeps) s.substeps = *o.substeps;
+    if (o.sleeping) s.sleeping = true;
 }
 
 }  // namespace cs

@@ -29,6 +29,7 @@ struct RunOptions {
     std::optional<int> newton, iters, substeps, threads;
     uint64_t seed = 0;                    // added to every random seed of the scene
     bool json = false;                    // one JSON object on stdout at the end
+    bool sleeping = false;                // --sleeping: islands at rest sleep (WorldSettings::sleeping)
     std::string trace;                    // per-step CSV
     std::string stateOut;                 // final state as JSON
     std::string backend = "cpu";          // cpu | cuda

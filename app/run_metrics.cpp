@@ -120,6 +120,7 @@ std::string summaryJson(const RunSummary& s) {
     j["threads"] = s.threads;
     j["thread_wait"] = s.threadWait;
     j["top_drift_m"] = s.topDrift;
+    j["sleeping_bodies_final"] = s.sleepingFinal;
     j["contacts"] = {{"mean", t.contactsMean}, {"max", t.contactsMax}};
     j["rows_mean"] = t.rowsMean;
     j["cull_resolves"] = t.cullResolves;
@@ -164,6 +165,7 @@ void writeSummaryText(const RunSummary& s, std::FILE* out) {
                           "(impulses ~ 1/eps, tests/test_grasp_mimic.cpp); --ncp fb avoids that\n", t.residualMax);
     std::fprintf(out, "  penetration     max %.3g m\n", t.penetrationMax);
     std::fprintf(out, "  top body drift  %.3g m\n", s.topDrift);
+    std::fprintf(out, "  asleep at end   %d bodies\n", s.sleepingFinal);
     if (s.overlapAvailable)
         std::fprintf(out, "  overlap volume  final %.3g m^3, max %.3g m^3\n", t.overlapFinal, t.overlapMax);
     std::fprintf(out, "  kinetic energy  final %.6g J\n", t.keFinal);

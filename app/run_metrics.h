@@ -38,6 +38,7 @@ struct RunSummary {
     uint64_t seed = 0;
     std::string threadWait;        // how idle threads wait (app/thread_policy.h)
     double topDrift = 0;           // m: how far the body that started highest moved (the peer rows)
+    int sleepingFinal = 0;         // bodies asleep after the last step (WorldSettings::sleeping)
     std::vector<StepRecord> records;
     StepProfile profileSum;        // seconds, summed over steps
     bool nan = false;              // the final state (or any step's) held a NaN

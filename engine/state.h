@@ -37,6 +37,11 @@ struct State {
     std::vector<Real> jointWarm;     // (joint rows) last step's joint impulses
     std::vector<Real> femWarm;       // (FEM rows: every tet's, then 3 per attachment) last step's impulses
     std::vector<WarmImpulse> femContactWarm;   // sorted by key: last step's FEM contact impulses
+    // Sleeping (engine/solver/islands.h): per body, seconds spent below the sleep speeds and the
+    // island it sleeps in (-1: awake); per joint, the drive target and anchors last seen (7 each).
+    std::vector<Real> sleepTime;     // (nbody)
+    std::vector<int> sleepIsland;    // (nbody)
+    std::vector<Real> jointControl;  // (njoint x 7)
 };
 
 }  // namespace cs

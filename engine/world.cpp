@@ -30,6 +30,7 @@
 #include "engine/model_builder.h"
 #include "engine/solver/ccp_solvers.h"
 #include "engine/solver/integrate.h"
+#include "engine/solver/islands.h"
 #include "engine/solver/joint_coupling.h"
 #include "engine/solver/joint_rows.h"
 #include "engine/solver/newton.h"
@@ -37,7 +38,8 @@
 namespace cs {
 
 struct World::Scratch {
-    std::vector<uint8_t> active;          // (bodies)
+    std::vector<uint8_t> active;          // (bodies) spawned and awake: stepped
+    std::vector<uint8_t> present;         // (bodies) spawned: in the broad phase
     std::vector<uint8_t> jointed;         // (bodies) 1: in a joint (the speed guard's scale does not apply)
     std::vector<Aabb> aabbs;              // (shapes)
     std::vector<ShapePair> pairs;
@@ -128,6 +130,24 @@ void World::reset() {
 
 bool World::isActive(int body) const { return state_.time + Real(1e-9) >= model_.bodySpawnTime[body]; }
 
+bool World::isAsleep(int body) const { return cs::isAsleep(state_, body); }
+
+int World::sleepingBodies() const {
+    int n = 0;
+    for (int b = 0; b < model_.bodyCount(); ++b) n += cs::isAsleep(state_, b) ? 1 : 0;
+    return n;
+}
+
+void World::wakeAll() { cs::wakeAll(state_); }
+
+// Sleeping needs bodies the step integrates itself and no deformable body (FEM nodes never
+// sleep, and a rigid body may rest on one): the standard, PEG and CCP models.
+bool World::sleepingApplies() const {
+    const ContactModelType m = settings.solver.contactModel;
+    return settings.sleeping && model_.femNodeCount() == 0 &&
+           (m == ContactModelType::Standard || m == ContactModelType::PEG || m == ContactModelType::CCP);
+}
+
 Transform World::shapeTransform(int shape) const { return shapeWorldTransform(model_, state_, shape); }
 
 void World::step() {
@@ -156,6 +176,9 @@ void World::substep(Real h) {
     profile_ = StepProfile{};
     s.active.resize(nb);
     for (int b = 0; b < nb; ++b) s.active[b] = isActive(b) ? 1 : 0;
+    s.present = s.active;
+    const bool sleeping = sleepingApplies();
+    prepareSleep(model_, state_, sleeping);
     s.jointed.assign(nb, 0);
     for (const Joint& j : model_.joints)
         for (int b : {j.bodyA, j.bodyB})
@@ -273,6 +296,7 @@ void World::substep(Real h) {
     }
     contactPostIntegrate(in, state_);
     storeContactResults(in, s.rows, bv, contacts_, state_.warm);
+    if (sleeping) updateSleep(model_, state_, s.rows, s.pairs, s.active.data(), drag_.body, h);
     state_.jointWarm.assign(s.rows.lambda.begin(), s.rows.lambda.begin() + jointRowCount);
     state_.femWarm.assign(s.rows.lambda.begin() + femRow, s.rows.lambda.begin() + femRow + femRowCount);
     storeFemContacts(s.femContacts, s.rows, bv, contacts_, state_.femContactWarm);
@@ -385,7 +409,9 @@ void World::rollBack(const State& lastGood, Real h, int body, Real speed, const 
 void World::findShapePairs(const State& at, const NarrowPhaseSettings& narrow) {
     Scratch& s = *scratch_;
     computeContactAabbs(model_, at, narrow, s.aabbs);
-    findPairs(model_, s.aabbs, s.active.data(), s.pairs);
+    findPairs(model_, s.aabbs, s.present.data(), s.pairs);
+    wakeTouchedIslands(model_, state_, s.pairs);   // sleeping: wakes what awake bodies touch, drops the rest
+    for (int b = 0; b < model_.bodyCount(); ++b) s.active[b] = s.present[b] && !cs::isAsleep(state_, b) ? 1 : 0;
     if (!model_.joints.empty()) {   // bodies joined by a joint do not collide with each other
         auto jointed = [&](int a, int b) {
             for (const Joint& j : model_.joints)
@@ -547,6 +573,7 @@ void World::setDrag(int body, Vec3 localPoint, Vec3 target) {
     if (drag_.body != body) drag_.force = Vec3{0, 0, 0};
     drag_.femTri = -1;
     drag_.body = body;
+    cs::wakeIsland(state_, body);
     drag_.localPoint = localPoint;
     drag_.target = target;
 }

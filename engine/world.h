@@ -118,6 +118,9 @@ struct WorldSettings {
                                          //   velocities the narrow phase widened for, detect again
                                          //   with the solved ones and solve again, at most this
                                          //   many times (World::widenDetection); 0: off
+    bool sleeping = false;               // islands at rest sleep (engine/solver/islands.h): standard,
+                                         //   PEG and CCP models, scenes with no deformable body; off:
+                                         //   every body is stepped (the comparison runs), on in the app
     SolverSettings solver;
     PlusSettings plus;
     CompliantSettings compliant;
@@ -228,6 +231,9 @@ public:
     void overlappingPairs(std::vector<ShapePair>& out) const;
     Real shapeDistance(int shapeA, int shapeB) const;   // m, exact; negative when overlapping
     bool isActive(int body) const;   // spawned and not dormant
+    bool isAsleep(int body) const;   // in a sleeping island (WorldSettings::sleeping)
+    int sleepingBodies() const;
+    void wakeAll();                  // every island awake (the app calls it after an edit)
     Transform bodyTransform(int body) const { return {state_.pos[body], state_.rot[body]}; }
     Transform shapeTransform(int shape) const;
 
@@ -273,6 +279,7 @@ private:
     void findShapePairs(const State& at, const NarrowPhaseSettings& narrow);   // broad phase into the scratch
     bool widenDetection(const NarrowPhaseSettings& narrow, bool fromStart);   // the redetection's test
     void projectPositions();                                  // the optional last stage
+    bool sleepingApplies() const;                             // settings.sleeping, where supported
     Model model_;
     State state_;
     StepProfile profile_;

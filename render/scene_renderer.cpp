@@ -217,6 +217,7 @@ void SceneRenderer::gatherInstances(const World& world, int selectedBody) {
         if (!world.isActive(b)) continue;
         Transform bt{state.pos[b], state.rot[b]};
         Color3 c = bodyColor(model, b);
+        if (world.isAsleep(b)) c = {c.r * 0.35f + 0.12f, c.g * 0.35f + 0.16f, c.b * 0.35f + 0.38f};   // asleep: dim blue
         if (b == selectedBody) c = {c.r * 0.5f + 0.5f, c.g * 0.5f + 0.45f, c.b * 0.5f + 0.2f};
         for (int k = 0; k < model.bodyShapeCount[b]; ++k) {
             int s = model.bodyFirstShape[b] + k;

@@ -123,8 +123,8 @@ void SandboxApp::drawSettingsContent() {
     ImGui::SetNextItemWidth(-1);
     ImGui::SliderFloat("##speed", &speed, 1.f / 32.f, 8.f, "speed %.3gx", ImGuiSliderFlags_Logarithmic);
     if (!copies_.empty())
-        ImGui::Text("t = %.3f s   step %lld   bodies %d", double(copies_[0]->world.state().time), stepsSinceReset(),
-                    copies_[0]->world.model().bodyCount());
+        ImGui::Text("t = %.3f s   step %lld   bodies %d (%d asleep)", double(copies_[0]->world.state().time),
+                    stepsSinceReset(), copies_[0]->world.model().bodyCount(), copies_[0]->world.sleepingBodies());
 
     // ---- solver, per copy ----
     if (ImGui::CollapsingHeader("Solver", ImGuiTreeNodeFlags_DefaultOpen)) {
@@ -192,6 +192,11 @@ void SandboxApp::drawSettingsContent() {
         changed |= ImGui::SliderFloat("friction scale", &friction, 0.f, 2.f);
         float g[3] = {float(w.gravity.x), float(w.gravity.y), float(w.gravity.z)};
         changed |= ImGui::DragFloat3("gravity", g, 0.05f, -30.f, 30.f, "%.2f");
+        changed |= ImGui::Checkbox("sleeping", &w.sleeping);
+        helpMarker("Islands at rest sleep: bodies below 0.05 m/s and 2 deg/s for 0.5 s, drawn darker and "
+                   "bluish, are left out of the step until an awake body touches them, the mouse drags "
+                   "them or a joint drive moves (standard, PEG and CCP models; scenes with no deformable "
+                   "body). Off in the command-line runs.");
         float speculative = float(w.speculative);
         if (ImGui::TreeNode("contact passes")) {
             changed |= ImGui::SliderFloat("speculative", &speculative, 0.f, 2.f, "%.2f");
@@ -220,6 +225,7 @@ void SandboxApp::drawSettingsContent() {
                 s.speculative = Real(speculative);
                 s.projectionPasses = w.projectionPasses;
                 s.redetectPasses = w.redetectPasses;
+                s.sleeping = w.sleeping;
             }
         }
         if (ImGui::TreeNode("mouse drag")) {

@@ -28,6 +28,7 @@ Json settingsJson(const WorldSettings& s) {
                 {"hyperplaneFaces", s.hyperplaneFaces},
                 {"projectionPasses", s.projectionPasses},
                 {"redetectPasses", s.redetectPasses},
+                {"sleeping", s.sleeping},
                 {"frictionScale", s.frictionScale},
                 {"contact", contactModelName(s.solver.contactModel)},
                 {"ncp", ncpFunctionName(s.solver.ncp)},
@@ -53,6 +54,7 @@ WorldSettings settingsFromJson(const Json& j) {
     s.hyperplaneFaces = j.value("hyperplaneFaces", s.hyperplaneFaces);
     s.projectionPasses = j.value("projectionPasses", s.projectionPasses);   // absent before session 6
     s.redetectPasses = j.value("redetectPasses", s.redetectPasses);         // absent before session 7
+    s.sleeping = j.value("sleeping", s.sleeping);                           // absent before sleeping: off
     s.frictionScale = j.at("frictionScale").get<Real>();
     if (!parseContactModelName(j.at("contact").get<std::string>(), s.solver.contactModel))
         throw std::runtime_error("unknown contact model " + j.at("contact").get<std::string>());

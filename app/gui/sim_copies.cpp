@@ -33,6 +33,7 @@ bool sameSettings(const WorldSettings& a, const WorldSettings& b) {
            a.contactMargin == b.contactMargin && a.frictionScale == b.frictionScale &&
            a.speculative == b.speculative && a.hyperplaneFaces == b.hyperplaneFaces &&
            a.projectionPasses == b.projectionPasses && a.redetectPasses == b.redetectPasses &&
+           a.sleeping == b.sleeping &&
            p.contactModel == q.contactModel && p.ncp == q.ncp && p.linearSolver == q.linearSolver &&
            p.newtonIterations == q.newtonIterations && p.linearIterations == q.linearIterations &&
            p.newtonTolerance == q.newtonTolerance && p.linearTolerance == q.linearTolerance &&
@@ -60,6 +61,7 @@ bool SandboxApp::loadScene(const std::string& nameOrPath, std::string* error) {
     WorldSettings settings;
     SceneInfo info;
     if (!cs::loadScene(nameOrPath, model, settings, info, error)) return false;
+    settings.sleeping = true;   // the app lets islands at rest sleep (the runner and the tests do not)
     sceneModel_ = std::move(model);
     sceneSettings_ = settings;
     sceneInfo_ = info;
@@ -277,6 +279,7 @@ void SandboxApp::applyEvent(const SessionEvent& event, bool log) {
                 }
             }
             copies_[i]->world.settings = s;
+            copies_[i]->world.wakeAll();   // gravity, friction, the step: a sleeping island may no longer rest
             loggedSettings_[i] = s;
         }
         break;

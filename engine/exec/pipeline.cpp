@@ -22,6 +22,8 @@ bool pipelineSupports(const World& world, std::string* why) {
         reason = "the device pipeline has no speculative widening yet (settings.speculative)";
     else if (world.settings.projectionPasses > 0)
         reason = "the device pipeline has no position projection yet (settings.projectionPasses)";
+    else if (world.settings.sleeping)
+        reason = "the device pipeline has no islands or sleeping yet (settings.sleeping)";
     if (reason && why) *why = reason;
     return reason == nullptr;
 }

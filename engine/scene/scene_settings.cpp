@@ -69,6 +69,7 @@ void readSettings(JsonObject& obj, WorldSettings& w) {
     w.projectionPasses = obj.integer("projection", w.projectionPasses, 0, SceneLimits::passes);
     w.projectionMaxCorrection = obj.positive("projection_max", w.projectionMaxCorrection);
     w.redetectPasses = obj.integer("redetect", w.redetectPasses, 0, SceneLimits::passes);
+    w.sleeping = obj.flag("sleeping", w.sleeping);
     if (obj.has("contact") && !parseContactModelName(obj.text("contact"), s.contactModel))
         obj.fail("contact", "unknown contact model \"" + obj.text("contact") +
                                 "\" (expected standard, peg, plus, compliant or ccp)");

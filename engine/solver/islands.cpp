@@ -1,0 +1,148 @@
+// Islands and sleeping: see islands.h.
+#include "engine/solver/islands.h"
+
+#include <algorithm>
+
+namespace cs {
+
+namespace {
+
+bool awakeDynamic(const Model& model, const State& state, int b) {
+    return b >= 0 && !model.isStatic(b) && !isAsleep(state, b);
+}
+
+// Union-find over body indices, with path halving.
+int findRoot(std::vector<int>& parent, int b) {
+    while (parent[b] != b) b = parent[b] = parent[parent[b]];
+    return b;
+}
+
+void unite(std::vector<int>& parent, int a, int b) {
+    a = findRoot(parent, a);
+    b = findRoot(parent, b);
+    if (a != b) parent[std::max(a, b)] = std::min(a, b);   // the lowest index is the root: deterministic
+}
+
+// Wakes every body whose island is marked; returns whether any woke.
+bool wakeMarked(State& state, const std::vector<uint8_t>& marked) {
+    bool any = false;
+    for (size_t b = 0; b < state.sleepIsland.size(); ++b)
+        if (state.sleepIsland[b] >= 0 && marked[state.sleepIsland[b]]) {
+            state.sleepIsland[b] = -1;
+            state.sleepTime[b] = 0;
+            any = true;
+        }
+    return any;
+}
+
+}  // namespace
+
+void prepareSleep(const Model& model, State& state, bool enabled) {
+    const int nb = model.bodyCount();
+    state.sleepTime.resize(nb, Real(0));
+    state.sleepIsland.resize(nb, -1);
+    if (!enabled) {
+        wakeAll(state);
+        state.jointControl.clear();
+        return;
+    }
+    const int nj = (int)model.joints.size();
+    const bool known = (int)state.jointControl.size() == 7 * nj;
+    state.jointControl.resize(7 * nj);
+    for (int j = 0; j < nj; ++j) {
+        const Joint& joint = model.joints[j];
+        const Real now[7] = {joint.driveTarget, joint.anchorA.x, joint.anchorA.y, joint.anchorA.z,
+                             joint.anchorB.x, joint.anchorB.y, joint.anchorB.z};
+        Real* seen = &state.jointControl[7 * j];
+        if (known && !std::equal(now, now + 7, seen)) {
+            wakeIsland(state, joint.bodyA);
+            wakeIsland(state, joint.bodyB);
+            for (int b : {joint.bodyA, joint.bodyB})
+                if (b >= 0) state.sleepTime[b] = 0;
+        }
+        std::copy(now, now + 7, seen);
+    }
+}
+
+void wakeIsland(State& state, int body) {
+    if (!isAsleep(state, body)) return;
+    const int island = state.sleepIsland[body];
+    for (size_t b = 0; b < state.sleepIsland.size(); ++b)
+        if (state.sleepIsland[b] == island) {
+            state.sleepIsland[b] = -1;
+            state.sleepTime[b] = 0;
+        }
+}
+
+void wakeAll(State& state) {
+    std::fill(state.sleepIsland.begin(), state.sleepIsland.end(), -1);
+    std::fill(state.sleepTime.begin(), state.sleepTime.end(), Real(0));
+}
+
+void wakeTouchedIslands(const Model& model, State& state, std::vector<ShapePair>& pairs) {
+    const int nb = model.bodyCount();
+    if (std::none_of(state.sleepIsland.begin(), state.sleepIsland.end(), [](int i) { return i >= 0; })) return;
+    std::vector<uint8_t> marked(nb);
+    auto touch = [&](int a, int b, bool& any) {   // a awake and dynamic, b asleep: b's island wakes
+        for (int k = 0; k < 2; ++k, std::swap(a, b))
+            if (awakeDynamic(model, state, a) && isAsleep(state, b) && !marked[state.sleepIsland[b]]) {
+                marked[state.sleepIsland[b]] = 1;
+                any = true;
+            }
+    };
+    for (bool any = true; any;) {
+        any = false;
+        for (const ShapePair& p : pairs) touch(model.shapeBody[p.shapeA], model.shapeBody[p.shapeB], any);
+        for (const Joint& j : model.joints) touch(j.bodyA, j.bodyB, any);
+        if (any) wakeMarked(state, marked);
+    }
+    std::erase_if(pairs, [&](const ShapePair& p) {
+        return !awakeDynamic(model, state, model.shapeBody[p.shapeA]) &&
+               !awakeDynamic(model, state, model.shapeBody[p.shapeB]);
+    });
+}
+
+int updateSleep(const Model& model, State& state, const ConstraintRows& rows, const std::vector<ShapePair>& pairs,
+                const uint8_t* active, int keepAwake, Real h) {
+    const int nb = model.bodyCount();
+    auto member = [&](int b) { return b >= 0 && b < nb && active[b] && !model.isStatic(b); };
+    std::vector<int> parent(nb);
+    for (int b = 0; b < nb; ++b) parent[b] = b;
+    auto join = [&](int a, int b) {
+        if (member(a) && member(b)) unite(parent, a, b);
+    };
+    for (int r = 0; r < rows.size(); ++r) {
+        const int body[4] = {rows.bodyA[r], rows.bodyB[r], r < (int)rows.bodyC.size() ? rows.bodyC[r] : -1,
+                             r < (int)rows.bodyD.size() ? rows.bodyD[r] : -1};
+        for (int k = 1; k < 4; ++k) join(body[0] >= 0 ? body[0] : body[1], body[k]);
+    }
+    for (int g = 0; g < rows.gapMemberCount(); ++g) join(rows.gapBodyA[g], rows.gapBodyB[g]);
+    for (const Joint& j : model.joints) join(j.bodyA, j.bodyB);
+    for (const ShapePair& p : pairs) join(model.shapeBody[p.shapeA], model.shapeBody[p.shapeB]);
+
+    // A driven joint is an actuator that may push at any time (a grasp's servos): its island stays awake.
+    std::vector<uint8_t> driven(nb);
+    for (const Joint& j : model.joints)
+        for (int b : {j.bodyA, j.bodyB})
+            if (j.drive && b >= 0) driven[b] = 1;
+    // Each island's shortest time below the sleep speeds, kept at its root.
+    std::vector<Real> islandTime(nb, Real(1e30));
+    for (int b = 0; b < nb; ++b) {
+        if (!member(b)) continue;
+        const bool slow = length(state.linVel[b]) < kSleepLinearSpeed && length(state.angVel[b]) < kSleepAngularSpeed;
+        state.sleepTime[b] = slow && b != keepAwake && !driven[b] ? state.sleepTime[b] + h : Real(0);
+        Real& t = islandTime[findRoot(parent, b)];
+        t = std::min(t, state.sleepTime[b]);
+    }
+    int sleeping = 0;
+    for (int b = 0; b < nb; ++b) {
+        if (member(b) && islandTime[findRoot(parent, b)] >= kTimeToSleep) {
+            state.sleepIsland[b] = findRoot(parent, b);
+            state.linVel[b] = state.angVel[b] = Vec3{0, 0, 0};
+        }
+        sleeping += isAsleep(state, b) ? 1 : 0;
+    }
+    return sleeping;
+}
+
+}  // namespace cs

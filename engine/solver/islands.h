@@ -1,0 +1,60 @@
+// Islands and sleeping (WorldSettings::sleeping; issue 20).
+//
+// An island is a set of dynamic bodies joined by the step's constraint rows (contacts, joints,
+// PEG's gap members) or by the step's broad-phase pairs: union-find over the awake dynamic
+// bodies; static bodies join nothing, so two boxes resting apart on the ground are two islands.
+// The pairs join too because waking goes by them: two islands whose grown AABBs overlap
+// without a contact would otherwise wake each other in turn, each as the other fell asleep. A body is a sleep candidate
+// while its speeds stay below kSleepLinearSpeed and kSleepAngularSpeed (Box2D's defaults); it
+// counts the seconds it has been one. An island falls asleep when every body of it has been a
+// candidate for kTimeToSleep: its velocities are set to zero and its poses are kept exactly.
+// A body in a joint with a drive is never a candidate: an island with a servo in it stays awake
+// (the grasp's fingers hold an object that the sensors must keep seeing in contact).
+//
+// A sleeping body is left out of the solve (World's active flags: zero inverse mass, like the
+// ground) and out of integration; pairs of parts with no awake dynamic body are dropped after
+// the broad phase, so a sleeping pile costs its AABBs and nothing else. A sleeping island wakes
+// as a whole when an awake dynamic body's margin-grown AABB touches one of its bodies or a joint
+// ties it to one (before the step's narrow phase, so the same step solves it), when the mouse
+// drags one of its bodies, when a joint's drive target or anchors change, or on World::wakeAll
+// (the app's edits). State carries the sleep data, so copies of a state sleep alike.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/collision/broad_phase.h"
+#include "engine/model.h"
+#include "engine/solver/constraint_rows.h"
+#include "engine/state.h"
+
+namespace cs {
+
+constexpr Real kSleepLinearSpeed = Real(0.05);                   // m/s, centre of mass
+constexpr Real kSleepAngularSpeed = Real(2 * 3.14159265358979 / 180);   // rad/s (2 deg/s)
+constexpr Real kTimeToSleep = Real(0.5);                         // s below both speeds
+
+inline bool isAsleep(const State& state, int body) {
+    return body >= 0 && body < (int)state.sleepIsland.size() && state.sleepIsland[body] >= 0;
+}
+
+// Sizes the sleep arrays to the model (bodies added since are awake). Enabled: wakes the
+// islands of joints whose drive target or anchors changed since the last step. Disabled:
+// wakes every body.
+void prepareSleep(const Model& model, State& state, bool enabled);
+
+// After the broad phase: wakes every sleeping island touched by a pair or a joint with an awake
+// dynamic body (again until none is), then drops the pairs that have no awake dynamic body.
+void wakeTouchedIslands(const Model& model, State& state, std::vector<ShapePair>& pairs);
+
+void wakeIsland(State& state, int body);   // the island body sleeps in; no-op when awake
+void wakeAll(State& state);
+
+// After integration: islands of the awake bodies (active[b] != 0, dynamic) from the rows and pairs,
+// their sleep clocks advanced by h, the islands whose every body has slept long enough put to
+// sleep. keepAwake (>= 0): a body that must not sleep (the dragged one). Returns the number of
+// sleeping bodies.
+int updateSleep(const Model& model, State& state, const ConstraintRows& rows, const std::vector<ShapePair>& pairs,
+                const uint8_t* active, int keepAwake, Real h);
+
+}  // namespace cs

@@ -1,0 +1,228 @@
+// Islands and sleeping (engine/solver/islands.h, WorldSettings::sleeping): a settled pile sleeps
+// where the run without sleeping comes to rest, a box dropped on a sleeping stack wakes it and
+// lands as it does without sleeping, the mouse drag and a joint's drive wake what they touch,
+// heavy_stack stands still, and the device pipeline declines a world with sleeping on.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "engine/exec/pipeline_step.h"
+#include "engine/model_builder.h"
+#include "engine/scene/scene_loader.h"
+#include "engine/solver/islands.h"
+#include "engine/world.h"
+
+using namespace cs;
+
+namespace {
+
+World loadWorld(const std::string& scene, bool sleeping) {
+    Model model;
+    WorldSettings settings;
+    SceneInfo info;
+    std::string error;
+    REQUIRE_MESSAGE(loadScene(scene, model, settings, info, &error), error);
+    settings.sleeping = sleeping;
+    return World(std::move(model), settings);
+}
+
+void run(World& w, Real seconds) {
+    const int steps = int(std::lround(seconds / w.settings.dt));
+    for (int i = 0; i < steps; ++i) {
+        w.step();
+        REQUIRE_FALSE(w.lastStepFailed());
+    }
+}
+
+// Largest distance between the same body's centre in two worlds.
+Real largestShift(const World& a, const World& b) {
+    Real d = 0;
+    for (int i = 0; i < a.model().bodyCount(); ++i) d = std::max(d, length(a.state().pos[i] - b.state().pos[i]));
+    return d;
+}
+
+// Ground, a stack of `count` 1 m boxes of 100 kg (mu 0.5), and optionally a box that appears at
+// spawn seconds, dropped from 1.5 m above the stack's top, 0.3 m off its axis.
+Model stackModel(int count, Real spawn) {
+    Model m;
+    std::string err;
+    BodyDesc ground;
+    ground.name = "ground";
+    ground.isStatic = true;
+    ground.material.friction = Real(0.5);
+    ShapeDesc slab;
+    slab.polytope = makeBox({20, 20, 1});
+    slab.local.pos = {0, 0, -1};
+    ground.shapes.push_back(slab);
+    REQUIRE(addBody(m, ground, &err) >= 0);
+    BodyDesc box;
+    box.name = "box";
+    box.mass = 100;
+    box.material.friction = Real(0.5);
+    ShapeDesc cube;
+    cube.polytope = makeBox({Real(0.5), Real(0.5), Real(0.5)});
+    box.shapes.push_back(cube);
+    for (int k = 0; k < count; ++k) {
+        box.pose.pos = {0, 0, Real(0.5) + k};
+        REQUIRE(addBody(m, box, &err) >= 0);
+    }
+    if (spawn > 0) {
+        box.name = "dropped";
+        box.pose.pos = {Real(0.3), 0, Real(0.5) + count + Real(1.5)};
+        box.spawnTime = spawn;
+        REQUIRE(addBody(m, box, &err) >= 0);
+    }
+    return m;
+}
+
+}  // namespace
+
+TEST_CASE("sleeping: table_pile settles asleep where the run without sleeping comes to rest") {
+    // Eight compound tables dropped into a pile. After 6 s both runs are at rest; the sleeping
+    // run's poses are frozen where each island fell asleep (every body below 0.05 m/s and
+    // 2 deg/s for 0.5 s), the other run's bodies are still stepped.
+    World awake = loadWorld("table_pile", false), asleep = loadWorld("table_pile", true);
+    run(awake, 6);
+    run(asleep, 6);
+    const int tables = asleep.model().bodyCount() - 1;
+    CHECK(asleep.sleepingBodies() == tables);
+    CHECK(awake.sleepingBodies() == 0);
+    const Real shift = largestShift(awake, asleep);
+    MESSAGE("table_pile at 6 s: largest centre shift between the runs ", shift, " m");
+    CHECK(shift < Real(1e-5));
+    // A sleeping pile costs nothing past the broad phase: no contacts, no rows.
+    CHECK(asleep.contacts().empty());
+    CHECK(asleep.solveStats().rows == 0);
+    CHECK(asleep.kineticEnergy() == 0);
+    // And its poses stay exactly as they are.
+    const State before = asleep.state();
+    run(asleep, 1);
+    for (int b = 0; b < asleep.model().bodyCount(); ++b) {
+        const Vec3 x = asleep.state().pos[b], x0 = before.pos[b];
+        const Quat q = asleep.state().rot[b], q0 = before.rot[b];
+        CHECK((x.x == x0.x && x.y == x0.y && x.z == x0.z));
+        CHECK((q.w == q0.w && q.x == q0.x && q.y == q0.y && q.z == q0.z));
+    }
+}
+
+TEST_CASE("sleeping: pour3d's pile sleeps as a whole (islands joined by overlapping AABBs too)") {
+    // Ten random polyhedra poured into a box come to rest (kinetic energy ~2e-11 J at 10 s).
+    // With islands from the contact rows alone, two groups whose grown AABBs overlapped with no
+    // contact woke each other in turn and only 1 of the 10 slept at 10 s.
+    World w = loadWorld("pour3d", true);
+    run(w, 10);
+    int dynamic = 0;
+    for (int b = 0; b < w.model().bodyCount(); ++b) dynamic += w.model().isStatic(b) ? 0 : 1;
+    CHECK(dynamic == 10);
+    CHECK(w.sleepingBodies() == dynamic);
+}
+
+TEST_CASE("sleeping: a box dropped onto a sleeping stack wakes it and lands as without sleeping") {
+    // Three 100 kg boxes at rest fall asleep after 0.5 s; a fourth appears at t = 2 s, 1.5 m
+    // above the top and 0.3 m off the axis, and lands on it.
+    World awake(stackModel(3, 2), {}), asleep(stackModel(3, 2), {});
+    asleep.settings.sleeping = true;
+    run(awake, Real(1.9));
+    run(asleep, Real(1.9));
+    CHECK(asleep.sleepingBodies() == 3);
+    // The drop: falls 1.5 m in about 0.55 s, so by 2.6 s it has struck and the stack woke.
+    bool woke = false;
+    for (int i = 0; i < 96; ++i) {
+        asleep.step();
+        awake.step();
+        woke = woke || (asleep.state().time > 2 && asleep.sleepingBodies() == 0);
+    }
+    CHECK(woke);
+    run(awake, 4);
+    run(asleep, 4);
+    const Real shift = largestShift(awake, asleep);
+    MESSAGE("stack with a dropped box, 6.7 s: largest centre shift between the runs ", shift, " m");
+    CHECK(shift < Real(1e-5));
+    CHECK(asleep.sleepingBodies() == 4);
+    // The dropped box rests on the stack (top face at 3 m), not inside it.
+    CHECK(asleep.state().pos[4].z == doctest::Approx(3.5).epsilon(1e-3));
+}
+
+TEST_CASE("sleeping: the mouse drag wakes the island and moves the box; wakeAll wakes every body") {
+    World w(stackModel(2, 0), {});
+    w.settings.sleeping = true;
+    run(w, 1);
+    REQUIRE(w.sleepingBodies() == 2);
+    const Vec3 start = w.state().pos[2];
+    w.setDrag(2, {0, 0, 0}, start + Vec3{0, 0, Real(0.3)});
+    CHECK(w.sleepingBodies() == 0);   // the whole island, the bottom box too
+    run(w, Real(0.5));
+    CHECK(w.state().pos[2].z > start.z + Real(0.1));
+    w.clearDrag();
+    run(w, 3);
+    CHECK(w.sleepingBodies() == 2);
+    w.wakeAll();
+    CHECK(w.sleepingBodies() == 0);
+}
+
+TEST_CASE("sleeping: a joint's moved anchor wakes its island; a driven joint keeps its island awake") {
+    // A box resting on the ground, held by a ball joint to the world at its centre; then the
+    // world anchor is raised 0.5 m (as the grasp driver moves the wrist).
+    World w(stackModel(1, 0), {});
+    Joint j;
+    j.type = JointType::Ball;
+    j.bodyA = -1;
+    j.bodyB = 1;
+    std::string err;
+    REQUIRE(addJoint(w.model(), j, Vec3{0, 0, Real(0.5)}, Vec3{0, 0, 1}, &err) >= 0);
+    w.settings.sleeping = true;
+    run(w, 1);
+    REQUIRE(w.isAsleep(1));
+    w.model().joints[0].anchorA.z += Real(0.5);
+    run(w, Real(1.0 / 120));
+    CHECK_FALSE(w.isAsleep(1));
+    run(w, 2);
+    CHECK(w.state().pos[1].z == doctest::Approx(1).epsilon(1e-3));
+    // The same box on a prismatic joint with a drive (holding it at rest on the ground): awake.
+    World d(stackModel(1, 0), {});
+    j.type = JointType::Prismatic;
+    j.drive = true;
+    REQUIRE(addJoint(d.model(), j, Vec3{0, 0, Real(0.5)}, Vec3{0, 0, 1}, &err) >= 0);
+    d.settings.sleeping = true;
+    run(d, 2);
+    CHECK_FALSE(d.isAsleep(1));
+}
+
+TEST_CASE("sleeping: heavy_stack's top box drifts under 1 mm in 10 s") {
+    World w = loadWorld("heavy_stack", true);
+    const int top = w.model().bodyCount() - 1;
+    run(w, 10);
+    const Real drift = length(w.state().pos[top] - w.model().initialPos[top]);
+    MESSAGE("heavy_stack with sleeping, 10 s: top drift ", drift, " m, ", w.sleepingBodies(), " bodies asleep");
+    CHECK(drift < Real(1e-3));
+    CHECK(w.sleepingBodies() == 5);
+}
+
+TEST_CASE("sleeping: off by default, a scene key and a run flag; the device pipeline declines it") {
+    CHECK_FALSE(WorldSettings{}.sleeping);
+    Model model;
+    WorldSettings settings;
+    SceneInfo info;
+    std::string error;
+    const std::string scene = R"({"format": 1, "name": "s", "settings": {"sleeping": true},
+        "bodies": [{"generator": "ground"}]})";
+    REQUIRE_MESSAGE(loadSceneFromText(scene, "s", ".", model, settings, info, &error), error);
+    CHECK(settings.sleeping);
+    // `sandbox run box_on_plane --sleeping`: the box at rest falls asleep within its 1 s.
+    std::string out;
+    FILE* p = popen((std::string(CS_SANDBOX_EXE) + " run box_on_plane --seconds 1 --sleeping --json 2>&1").c_str(), "r");
+    REQUIRE(p);
+    char buf[4096];
+    while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+    CHECK(pclose(p) == 0);
+    CHECK(out.find("\"sleeping_bodies_final\":1") != std::string::npos);
+    World w = loadWorld("pyramid", true);
+    std::string why;
+    CHECK_FALSE(pipelineSupports(w, &why));
+    CHECK(why.find("sleeping") != std::string::npos);
+    w.settings.sleeping = false;
+    CHECK(pipelineSupports(w, &why));
+}
