@@ -37,6 +37,8 @@ struct State {
     std::vector<Real> jointWarm;     // (joint rows) last step's joint impulses
     std::vector<Real> femWarm;       // (FEM rows: every tet's, then 3 per attachment) last step's impulses
     std::vector<WarmImpulse> femContactWarm;   // sorted by key: last step's FEM contact impulses
+    bool lastSolveConverged = true;  // the last step's Newton reached its tolerance (the gate of
+                                     //   row culling, engine/contact/row_culling.h)
 };
 
 }  // namespace cs
