@@ -81,8 +81,9 @@ bool contactCannotClose(const PotentialContact& c, const Model& model, const Sta
 bool culledContactsStayOpen(const RowCull& cull, const std::vector<PotentialContact>& potential,
                             const State& state, const BodyVelocities& bodies, Real h);
 
-// The reduced solve stands: it converged (stats.residualFinal <= the Newton tolerance) and
-// every left-out contact stayed open. Otherwise the step is solved again with every row.
+// The reduced solve stands: nothing was left out (it was the full solve), or it converged
+// (stats.residualFinal <= the Newton tolerance) and every left-out contact stayed open.
+// Otherwise the step is solved again with every row.
 bool culledSolveStands(const SolverSettings& settings, const SolveStats& stats, const RowCull& cull,
                        const std::vector<PotentialContact>& potential, const State& state,
                        const BodyVelocities& bodies, Real h);
