@@ -55,6 +55,7 @@ void printUsage(std::FILE* out) {
         "  --threads N  --backend cpu|cuda  --json  --trace FILE.csv  --state-out FILE.json\n"
         "  --overlap-every N (overlap volume stride, 0: last step only; default 10)  --no-progress\n"
         "  --sleeping (islands at rest sleep; off unless the scene sets \"sleeping\": true)\n"
+        "  --cull-rows on|off (standard model: leave out contacts that cannot close; engine/contact/row_culling.h)\n"
         "  --script (play the scene's grasp script) | --script=FILE   --grip-force N (replaces the script's)\n"
         "SCENE is a library name (sandbox list) or a path to a scene .json file.\n",
         kDefaultScene);
@@ -89,7 +90,7 @@ bool parseRunOptions(int argc, char** argv, int first, RunOptions& o, std::strin
             static const char* known[] = {"--contact", "--solver", "--ncp", "--dt", "--steps", "--seconds",
                                           "--newton", "--iters", "--seed", "--substeps", "--trace",
                                           "--state-out", "--threads", "--backend", "--overlap-every",
-                                          "--grip-force",
+                                          "--grip-force", "--cull-rows",
                                           "--ccp-solver", "--ccp-iters"};
             for (const char* k : known)
                 if (a == k) return fail("option " + a + " needs a value");
@@ -155,6 +156,9 @@ bool parseRunOptions(int argc, char** argv, int first, RunOptions& o, std::strin
         } else if (a == "--grip-force") {
             if (!parseDouble(v, d) || !(d > 0) || d > 1e6) return bad("a grip force in newtons, > 0");
             o.gripForce = d;
+        } else if (a == "--cull-rows") {
+            if (v != "on" && v != "off") return bad("on or off");
+            o.cullRows = v == "on";
         } else if (a == "--backend") {
             if (v != "cpu" && v != "cuda") return bad("cpu or cuda");
             o.backend = v;
@@ -178,6 +182,7 @@ void applyRunOptions(const RunOptions& o, WorldSettings& s) {
     if (o.iters) s.solver.linearIterations = *o.iters;
     if (o.substeps) s.substeps = *o.substeps;
     if (o.sleeping) s.sleeping = true;
+    if (o.cullRows) s.solver.cullRows = *o.cullRows;
 }
 
 }  // namespace cs

@@ -42,6 +42,8 @@ struct State {
     std::vector<Real> sleepTime;     // (nbody)
     std::vector<int> sleepIsland;    // (nbody)
     std::vector<Real> jointControl;  // (njoint x 7)
+    bool lastSolveConverged = true;  // the last step's Newton reached its tolerance (the gate of
+                                     //   row culling, engine/contact/row_culling.h)
 };
 
 }  // namespace cs

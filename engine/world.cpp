@@ -199,7 +199,7 @@ void World::substep(Real h) {
                              "use the standard model\n", modelType == ContactModelType::PEG ? "PEG" : "PLUS");
         femModelNoted_ = true;
     }
-    bool cull = settings.solver.cullRows && modelType == ContactModelType::Standard;
+    bool cull = settings.solver.cullRows && modelType == ContactModelType::Standard && state_.lastSolveConverged;
     int cullResolves = 0;
     for (int pass = 0;; ++pass) {
         // ---- broad phase ----
@@ -240,8 +240,8 @@ void World::substep(Real h) {
         if (modelType == ContactModelType::CCP) solveCcp(settings.solver, h, s.rows, bv, s.ccp, solveStats_);
         else solveNewton(settings.solver, h, s.rows, bv, s.newton, solveStats_);
         profile_.solve += secondsSince(t);
-        if (cull && !culledContactsStayOpen(s.cull, potential_, *detect, bv, h)) {
-            cull = false;   // a left-out contact would have closed: this pass again with every row
+        if (cull && !culledSolveStands(settings.solver, solveStats_, s.cull, potential_, *detect, bv, h)) {
+            cull = false;   // unconverged, or a left-out contact would have closed: again with every row
             ++cullResolves;
             --pass;
             continue;
@@ -253,6 +253,7 @@ void World::substep(Real h) {
         if (pass >= redetectPasses || !widenDetection(narrow, pass == 0)) break;
         detect = &s.detect;
     }
+    state_.lastSolveConverged = solveStats_.residualFinal <= settings.solver.newtonTolerance;
     ContactStageInput in{model_, settings, state_, potential_, h, cull ? &s.cull : nullptr};
 
     // ---- integrate ----

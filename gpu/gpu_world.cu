@@ -102,6 +102,8 @@ GpuWorld::GpuWorld(World& world, GpuSettings settings) : impl_(std::make_unique<
         options.deterministic = settings.deterministic;
         impl_->pipeline = std::make_unique<PipelineWorld<CudaExecutor>>(world, options);
         impl_->onGpu = true;
+        if (world.settings.solver.cullRows)
+            std::fprintf(stderr, "note: the GPU backend solves every row (cull_rows applies to the CPU backend only)\n");
     } catch (const std::exception& e) {
         impl_->fallBack(e.what());
     }

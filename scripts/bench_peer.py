@@ -7,8 +7,9 @@ ms per step (wall, and the process's CPU time, which other processes on the mach
 inflate), the mean ms of each stage (World::profile, wall), Newton and linear iterations, the
 final NCP residual, the deepest penetration and the top box's drift. Targets are the issue's.
 
-Usage: bench_peer.py BUILD_DIR [--steps N] [--scenes a,b,...] [--threads T]
-Writes bench/results/<machine>/peer.csv (scripts/bench.py names the machine).
+Usage: bench_peer.py BUILD_DIR [--steps N] [--scenes a,b,...] [--threads T] [--cull-rows on|off]
+Writes bench/results/<machine>/peer.csv (scripts/bench.py names the machine); with --cull-rows,
+peer_cull_<on|off>.csv (row culling, engine/contact/row_culling.h, is on by default).
 """
 import csv
 import os
@@ -35,13 +36,15 @@ def main():
     steps = int(args[args.index("--steps") + 1]) if "--steps" in args else 600
     threads = args[args.index("--threads") + 1] if "--threads" in args else "1"
     only = args[args.index("--scenes") + 1].split(",") if "--scenes" in args else None
+    cull = args[args.index("--cull-rows") + 1] if "--cull-rows" in args else None
     exe = os.path.join(build, "sandbox")
     rows = []
     for name, scene, fixed, target, other in PEER:
         if only and name not in only:
             continue
         n = fixed or steps
-        r = run(exe, [scene, "--steps", str(n), "--threads", threads, "--overlap-every", "0", "--no-progress"])
+        extra = ["--cull-rows", cull] if cull else []
+        r = run(exe, [scene, "--steps", str(n), "--threads", threads, "--overlap-every", "0", "--no-progress"] + extra)
         p = r["profile_ms"]
         rows.append({
             "scene": name, "precision": r["precision"], "threads": r["threads"], "thread_wait": r["thread_wait"],
@@ -57,7 +60,7 @@ def main():
         sys.exit("bench_peer.py: no scene selected")
     outdir = os.path.join("bench", "results", machine_name())
     os.makedirs(outdir, exist_ok=True)
-    path = os.path.join(outdir, "peer.csv")
+    path = os.path.join(outdir, f"peer_cull_{cull}.csv" if cull else "peer.csv")
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         w.writeheader()

@@ -56,4 +56,11 @@ bool culledContactsStayOpen(const RowCull& cull, const std::vector<PotentialCont
     return true;
 }
 
+bool culledSolveStands(const SolverSettings& settings, const SolveStats& stats, const RowCull& cull,
+                       const std::vector<PotentialContact>& potential, const State& state,
+                       const BodyVelocities& bodies, Real h) {
+    if (cull.culled.empty()) return true;   // nothing left out: the solve was the full one
+    return stats.residualFinal <= settings.newtonTolerance && culledContactsStayOpen(cull, potential, state, bodies, h);
+}
+
 }  // namespace cs

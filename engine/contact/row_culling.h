@@ -1,8 +1,6 @@
 // Row culling: the standard model's potential contacts that cannot close within the step are
 // left out of the row list, with their friction rows, and a check after the solve proves that
-// each one stayed open (SolverSettings::cullRows, scene key "cull_rows"; off by default, see
-// docs/speed.md: the argument below needs a converged solve, and table_pile, whose Newton runs
-// at its cap unconverged, blew up with it).
+// each one stayed open (SolverSettings::cullRows, scene key "cull_rows"; docs/speed.md).
 //
 // Why it pays: at rest in the peer pyramids most rows belong to open contacts (the 1 mm side
 // gaps); the Newton linearization already decouples them, but the linear solver still gathers
@@ -33,6 +31,21 @@
 // left-out normal row's holds iff g/h + J u+ >= 0. So when the check passes for every left-out
 // contact, the reduced solution is a solution of the full system with every row (to the same
 // Newton tolerance); when it fails for any, World::substep solves the step again with every row.
+//
+// The gate (unconverged solves). The argument says more: the reduced iterate, extended by zero
+// impulses, has the full system's merit ||phi|| equal to the reduced one (each left-out row's
+// phi(0, g/h + J u+) is 0). So an unconverged reduced solve is no worse than an unconverged full
+// one, but it is a different iterate, and where Newton stops at its cap the trajectory depends
+// on which iterate it stopped at. table_pile (eight compound tables, Newton at its cap of 8 from
+// step 42) blows up with every row too when nudged: --newton 12 gives 0.18 m of penetration and
+// 2e5 J of kinetic energy, --iters 30 0.16 m; with culling it blew up at the defaults (0.12 m,
+// 3.9e4 J) while the every-row run happened not to, and from step 136 on, where it blew up, no
+// contact was left out at all (docs/speed.md). So culling must not change what an unconverged
+// step returns: a reduced solve stands only when it converged (merit at most the Newton
+// tolerance), else the step is solved again with every row; and culling is tried only after a
+// step whose solve converged (State::lastSolveConverged), so a scene that runs at the cap pays
+// for one solve per step, not two. Then a step's result differs from the every-row solve only
+// where both solve the full system to the Newton tolerance.
 #pragma once
 
 #include <vector>
@@ -45,6 +58,8 @@
 namespace cs {
 
 struct WorldSettings;
+struct SolverSettings;
+struct SolveStats;
 
 // m: slack on top of h S before a contact is left out. It only sets how often the check fails
 // (a failure costs a second solve), never whether a left-out contact may end up active.
@@ -65,5 +80,12 @@ bool contactCannotClose(const PotentialContact& c, const Model& model, const Sta
 // The check: every left-out contact has g/h + J u+ >= 0 at the solved velocities.
 bool culledContactsStayOpen(const RowCull& cull, const std::vector<PotentialContact>& potential,
                             const State& state, const BodyVelocities& bodies, Real h);
+
+// The reduced solve stands: nothing was left out (it was the full solve), or it converged
+// (stats.residualFinal <= the Newton tolerance) and every left-out contact stayed open.
+// Otherwise the step is solved again with every row.
+bool culledSolveStands(const SolverSettings& settings, const SolveStats& stats, const RowCull& cull,
+                       const std::vector<PotentialContact>& potential, const State& state,
+                       const BodyVelocities& bodies, Real h);
 
 }  // namespace cs
