@@ -76,6 +76,7 @@ struct FemBodyInfo {
     Real density = 1000;                // kg/m^3
     Real damping = 0;                   // s: Rayleigh stiffness-proportional beta (row c = beta k)
     Material contact;                   // friction against other bodies
+    bool selfContact = false;           // nodes against the body's own triangles (fem_contact.h)
     Color3 color{0.85f, 0.3f, 0.25f};
 };
 

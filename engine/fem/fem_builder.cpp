@@ -61,6 +61,7 @@ int addFemBody(Model& model, const FemBodyDesc& desc, std::string* error) {
     info.density = desc.density;
     info.damping = desc.damping;
     info.contact = desc.material;
+    info.selfContact = desc.selfContact;
     info.color = desc.color;
 
     const std::vector<Real> mass = lumpedNodeMasses(desc.mesh, desc.density);

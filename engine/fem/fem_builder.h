@@ -26,6 +26,7 @@ struct FemBodyDesc {
     Real density = 1000;                   // kg/m^3
     Real damping = 0;                      // s: Rayleigh beta, >= 0
     Material material;                     // friction against other bodies
+    bool selfContact = false;              // detect contact of the body with itself (fem_contact.h)
     std::vector<int> pinned;               // nodes held fixed in the world
     std::vector<std::array<int, 2>> attached;   // (node, rigid body index): node moves with the body
     std::vector<Real> activation;          // (tets) weight of the activation stress; empty: none

@@ -63,6 +63,18 @@ uint64_t cellKey(int x, int y, int z) {
            uint64_t(uint32_t(z) & 0x1fffff);
 }
 
+// l_n: the longest rest edge of the tets holding each node.
+void computeRestReach(const Model& model, std::vector<Real>& reach) {
+    reach.assign(model.femNodeCount(), 0);
+    for (const auto& tet : model.femTets)
+        for (int i = 0; i < 4; ++i)
+            for (int j = i + 1; j < 4; ++j) {
+                const Real l = length(model.femRestPos[tet[i]] - model.femRestPos[tet[j]]);
+                reach[tet[i]] = std::fmax(reach[tet[i]], l);
+                reach[tet[j]] = std::fmax(reach[tet[j]], l);
+            }
+}
+
 class Builder {
 public:
     Builder(const Model& m, const WorldSettings& s, const State& st, Real h, FemContactScratch& sc, ConstraintRows& r)
@@ -137,7 +149,8 @@ public:
         }
     }
 
-    // Nodes of body a against the boundary triangles of body b (vertex-triangle, four bodies).
+    // Nodes of body a against the boundary triangles of body b (vertex-triangle, four bodies);
+    // a == b: self contact, with the rest-shape exclusions of fem_contact.h.
     void nodesAgainstTriangles(int a, int b) {
         const FemBodyInfo& fb = model.femBodies[b];
         const Real margin = settings.contactMargin;
@@ -191,6 +204,7 @@ public:
                 const Vec3 q = w[0] * xa + w[1] * xb + w[2] * xc;
                 const Real gap = dot(normal, p - q);
                 if (gap > margin || gap < bestGap) continue;
+                if (a == b && !selfCandidate(n, tri, gap)) continue;
                 best = t;
                 bestGap = gap;
                 for (int k = 0; k < 3; ++k) bestW[k] = w[k];
@@ -212,6 +226,17 @@ public:
             const int triNodes[3] = {tri[0], tri[1], tri[2]};
             add(rec, bestW, triNodes);
         }
+    }
+
+    // Self contact of node n with triangle tri at gap (fem_contact.h): not within 1.1 l_n of n in
+    // the rest shape, and not deeper than half the rest distance.
+    bool selfCandidate(int n, const std::array<int, 3>& tri, Real gap) const {
+        const std::vector<Vec3>& rest = model.femRestPos;
+        const Vec3 p = rest[n], xa = rest[tri[0]], xb = rest[tri[1]], xc = rest[tri[2]];
+        Real w[3];
+        closestOnTriangle(p, xa, xb, xc, w);
+        const Real restDist = length(p - (w[0] * xa + w[1] * xb + w[2] * xc));
+        return restDist > Real(1.1) * scratch.restReach[n] && gap > -Real(0.5) * restDist;
     }
 
     const Model& model;
@@ -239,11 +264,15 @@ void buildFemContactRows(const Model& model, const WorldSettings& settings, cons
     const int nfem = (int)model.femBodies.size();
     std::vector<Box> boxes(nfem);
     for (int n : scratch.surfaceNodes) boxes[model.femNodeBody[n]].add(state.femPos[n]);
+    bool anySelf = false;
+    for (const FemBodyInfo& fb : model.femBodies) anySelf = anySelf || fb.selfContact;
+    if (anySelf && scratch.restReach.size() != size_t(model.femNodeCount())) computeRestReach(model, scratch.restReach);
     Builder builder(model, settings, state, h, scratch, rows);
     for (int f = 0; f < nfem; ++f) builder.nodesAgainstParts(shapeBoxes, boxes[f], f);
     for (int a = 0; a < nfem; ++a)
         for (int b = 0; b < nfem; ++b)
-            if (a != b && boxes[a].overlaps(boxes[b], settings.contactMargin)) builder.nodesAgainstTriangles(a, b);
+            if (a == b ? model.femBodies[a].selfContact : boxes[a].overlaps(boxes[b], settings.contactMargin))
+                builder.nodesAgainstTriangles(a, b);
 }
 
 void storeFemContacts(const FemContactScratch& scratch, const ConstraintRows& rows, const BodyVelocities& bodies,

@@ -9,7 +9,12 @@
 // triangle's outward normal, the gap is n . (p - q) and, per direction d in {n, t1, t2},
 //     J = [ d | -w_a d | -w_b d | -w_c d ]   (node, a, b, c; linear parts only).
 // Candidates: rigid parts by their broad-phase boxes (grown by the contact margin); triangles by
-// a uniform grid over each body's triangles. Self contact of one FEM body is not detected.
+// a uniform grid over each body's triangles.
+// Self contact (opt-in per body, FemBodyInfo::selfContact): a boundary node against its own
+// body's boundary triangles, the same rows. With l_n the longest rest edge of the tets holding
+// node n, a triangle whose rest-shape distance d_rest to n is at most 1.1 l_n is never a candidate
+// (this holds every triangle with a node sharing a tet with n: such a node lies within l_n of n),
+// and a gap below -d_rest / 2 is taken as the far side of the same part, not a penetration.
 // Under PEG and PLUS these contacts still use the standard model (World::step says so once).
 #pragma once
 
@@ -37,6 +42,7 @@ struct FemContactScratch {
     std::vector<FemContactRecord> contacts;
     std::vector<int> surfaceNodes;                         // nodes on some boundary triangle
     std::unordered_map<uint64_t, std::vector<int>> grid;   // triangle grid of one body
+    std::vector<Real> restReach;                           // (nnode) l_n of self contact, or empty
 };
 
 // Appends the rows of every FEM contact of the step at state (shapeBoxes: the broad phase's

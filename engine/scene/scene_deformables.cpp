@@ -181,6 +181,7 @@ void readDeformable(const Json& v, const std::string& path, SceneContext& ctx) {
     JsonObject material = obj.object("material");
     readFemMaterial(material, d);
     d.material.friction = obj.nonNegative("friction", d.material.friction);
+    d.selfContact = obj.flag("self_contact", false);
     if (const Json* c = obj.find("color")) d.color = readColor(*c, obj.pathOf("color"), ctx);
     d.pose = readPose(obj);
     if (obj.has("frame")) {
