@@ -53,6 +53,27 @@ struct FlatRows {
     int* owner;
 };
 
+// Stores one contact's three rows (normal, two friction) at rows n, n+1, n+2 with their warm
+// impulses; normalMu is the normal row's mu (0 but under [CCP]), mu the friction rows'.
+CS_HD void storeContactRows(const FlatRows& r, int n, int bodyA, int bodyB, const StandardContactRows& rows,
+                            const Real lambda[3], Real normalMu, Real mu, int owner) {
+    for (int k = 0; k < 3; ++k) {
+        const int i = n + k;
+        r.kind[i] = k == 0 ? int(RowKind::Normal) : int(RowKind::Friction);
+        r.bodyA[i] = bodyA;
+        r.bodyB[i] = bodyB;
+        r.jacobianA[i] = rows.jacobianA[k];
+        r.jacobianB[i] = rows.jacobianB[k];
+        r.bias[i] = k == 0 ? rows.bias : Real(0);
+        r.softness[i] = 0;
+        r.mu[i] = k == 0 ? normalMu : mu;
+        r.normalRow[i] = k == 0 ? -1 : n;
+        r.maxImpulse[i] = Real(1e30);
+        r.lambda[i] = lambda[k];
+        r.owner[i] = owner;
+    }
+}
+
 // The three rows of contact ci at rows n, n+1, n+2 (buildStandardRows of standard_model.cpp,
 // one contact at a time): normal row, two friction rows, warm impulses from the sorted cache.
 // ccpRelaxed: the CCP model's rows (buildCcpRows), the normal row carrying mu.
@@ -70,21 +91,8 @@ CS_HD void writeStandardContactRows(const FlatModelView& m, const PotentialConta
         const int w = findWarmIndex(warm, warmCount, contactKeyOf(c));
         if (w >= 0) warmRowImpulses(warm[w], rows, lambda);
     }
-    for (int k = 0; k < 3; ++k) {
-        const int i = n + k;
-        r.kind[i] = k == 0 ? int(RowKind::Normal) : int(RowKind::Friction);
-        r.bodyA[i] = c.bodyA;
-        r.bodyB[i] = c.bodyB;
-        r.jacobianA[i] = rows.jacobianA[k];
-        r.jacobianB[i] = rows.jacobianB[k];
-        r.bias[i] = k == 0 ? rows.bias : Real(0);
-        r.softness[i] = 0;
-        r.mu[i] = k == 0 && !ccpRelaxed ? Real(0) : mu;   // [CCP]: mu on the normal row (ccp_model.cpp)
-        r.normalRow[i] = k == 0 ? -1 : n;
-        r.maxImpulse[i] = Real(1e30);
-        r.lambda[i] = lambda[k];
-        r.owner[i] = ci;
-    }
+    // [CCP]: mu on the normal row too (ccp_model.cpp).
+    storeContactRows(r, n, c.bodyA, c.bodyB, rows, lambda, ccpRelaxed ? mu : Real(0), mu, ci);
 }
 
 // ---- deterministic scatter: sort, then reduce per body -------------------------------------

@@ -119,20 +119,8 @@ void recordFemContacts(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws,
             if (w >= 0) warmRowImpulses(warm[w], r, lambda);
         }
         const int n = c->rowCount + 3 * i;
-        for (int k = 0; k < 3; ++k) {
-            const int row = n + k;
-            rows.kind[row] = k == 0 ? int(RowKind::Normal) : int(RowKind::Friction);
-            rows.bodyA[row] = ct.bodyA;
-            rows.bodyB[row] = ct.bodyB;
-            rows.jacobianA[row] = r.jacobianA[k];
-            rows.jacobianB[row] = r.jacobianB[k];
-            rows.bias[row] = k == 0 ? r.bias : Real(0);
-            rows.softness[row] = 0;
-            rows.mu[row] = k == 0 ? Real(0) : contactMu[i];
-            rows.normalRow[row] = k == 0 ? -1 : n;
-            rows.maxImpulse[row] = Real(1e30);
-            rows.lambda[row] = lambda[k];
-            rows.owner[row] = -1;
+        storeContactRows(rows, n, ct.bodyA, ct.bodyB, r, lambda, Real(0), contactMu[i], -1);
+        for (int row = n; row < n + 3; ++row) {
             bodyC[row] = bodyD[row] = -1;
             jacobianC[row] = jacobianD[row] = Spatial{zero, zero};
         }
