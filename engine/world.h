@@ -67,7 +67,7 @@ struct SolverSettings {
     bool cullRows = true;                // standard model, CPU: contacts that cannot close within the step
                                          //   get no rows; the reduced solve stands only when it converged and
                                          //   every left-out contact stayed open, else the step is solved again
-                                         //   with every row (engine/contact/row_culling.h). 2.2x faster on the
+                                         //   with every row (engine/contact/row_culling.h). 2.1x faster on the
                                          //   385-box pyramid; no library scene worse (docs/speed.md)
     Real stabilization = 1;              // fraction of the gap psi/h kept in the constraint ([PEG] eq. 9)
     Real maxPushoutSpeed = 1;            // m/s: cap on the speed at which overlaps are corrected
