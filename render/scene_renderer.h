@@ -35,14 +35,21 @@ public:
     // Builds meshes for shapes added since the last call (scene load, launched bodies).
     void syncModel(const Model& model);
 
-    // Collects the instances of every active body of this world.
-    void gatherInstances(const World& world, int selectedBody);
+    // Collects the instances of every active body of this world and, unless told not to, uploads
+    // them (a progressive build keeps the instances it started with: progressive_view.h).
+    void gatherInstances(const World& world, int selectedBody, bool upload = true);
+    void uploadInstances();
+    size_t instanceCount() const;    // uploaded (what render draws), opaque and see-through
+    uint64_t instanceHash() const;   // of the gathered instances: equal when nothing drawn moved
     // The shadow pass for the gathered instances into shadow map `slot` (one per copy). Call
     // it for every copy before binding and clearing the frame's target: on Mesa's llvmpipe a clear
     // left pending across a framebuffer switch, or a scissored clear, costs a full extra pass.
     void renderShadows(const Camera& camera, int slot);
     // The shaded pass into the viewport of the bound framebuffer, shadowed by map `slot`.
     void render(const Camera& camera, const Viewport& viewport, int slot);
+    // The shaded pass of the uploaded instances [first, first + count) only, in the order of
+    // render (opaque meshes, then see-through ones): render is renderRange over all of them.
+    void renderRange(const Camera& camera, const Viewport& viewport, int slot, size_t first, size_t count);
 
     Color3 bodyColor(const Model& model, int body) const;   // scene colour or a palette colour
 
@@ -61,6 +68,7 @@ private:
         unsigned vao = 0, instanceVbo = 0;
         size_t capacity = 0;
         std::vector<BodyInstance> instances;
+        size_t uploaded = 0;         // instances in the buffer (the draws' count)
     };
     struct Mesh {
         unsigned vbo = 0, ebo = 0;
@@ -71,7 +79,11 @@ private:
     int meshForPolytope(const ConvexPolytope& p);
     int uploadMesh(const std::vector<float>& vertices, const std::vector<uint32_t>& indices);
     void makeLayer(const Mesh& mesh, InstanceLayer& layer);
-    void drawMeshes(Pass pass);
+    // Points the bound vertex array's instance attributes at `layer`'s instance firstInstance.
+    static void pointInstances(const InstanceLayer& layer, size_t firstInstance);
+    // Draws the instances of `pass` whose index in the render order (counted from `index`,
+    // advanced past them) falls in [first, end).
+    void drawMeshes(Pass pass, size_t& index, size_t first, size_t end);
 
     std::vector<Mesh> meshes_;
     std::unordered_map<uint64_t, int> meshByHash_;

@@ -102,17 +102,17 @@ TEST_CASE("loader limits: every count is held at its documented limit (item 5)")
                R"(, "offset": [0.5, 0, 0], "body": )" + body + "}]}";
     };
     const std::string box = R"({"shape": )" + kBox + R"(, "position": [0, 0, 1]})";
-    // Bodies: 10000 in all (the ground is one).
-    CHECK(loadText(row(10000 - 1, box)).ok);
-    checkRefused(row(10000, box), {"/bodies/1", "10000 bodies"});
-    checkRefused(row(65536, box), {"/bodies/1/count", "at most 10000"});
-    // Parts: 20000 over all bodies; one body of 1e5 parts is refused.
+    // Bodies: 25000 in all (the ground is one).
+    CHECK(loadText(row(25000 - 1, box)).ok);
+    checkRefused(row(25000, box), {"/bodies/1", "25000 bodies"});
+    checkRefused(row(65536, box), {"/bodies/1/count", "at most 25000"});
+    // Parts: 50000 over all bodies; one body of 1e5 parts is refused.
     std::string parts;
-    for (int i = 0; i < 20000; ++i)
+    for (int i = 0; i < 50000; ++i)
         parts += (i ? "," : "") + std::string(R"({"type": "box", "half_extents": [0.1, 0.1, 0.1], "position": [)") +
                  std::to_string(0.3 * (i % 100)) + ", " + std::to_string(0.3 * (i / 100)) + ", 0]}";
     CHECK(loadText(R"({"bodies": [{"shapes": [)" + parts + "]}]}").ok);
-    checkRefused(R"({"bodies": [)" + ground + R"(, {"shapes": [)" + parts + "]}]}", {"/bodies/1", "20000 convex parts"});
+    checkRefused(R"({"bodies": [)" + ground + R"(, {"shapes": [)" + parts + "]}]}", {"/bodies/1", "50000 convex parts"});
     // Joints.
     std::string joints;
     for (int i = 0; i <= 10000; ++i)
@@ -173,15 +173,15 @@ TEST_CASE("loader limits: values that overflowed or wrapped are load errors (ite
     // Before: 4294967297 wrapped to 1 body.
     checkRefused(R"({"bodies": [{"generator": "grid", "counts": [4294967297, 1, 1], "spacing": [1, 1, 1], "body": {"shape": )" +
                      kBox + "}}]}",
-                 {"/bodies/0/counts/0", "at most 10000"});
-    checkRefused(R"({"bodies": [{"generator": "grid", "counts": [100, 100, 2], "spacing": [1, 1, 1], "body": {"shape": )" +
+                 {"/bodies/0/counts/0", "at most 25000"});
+    checkRefused(R"({"bodies": [{"generator": "grid", "counts": [100, 100, 3], "spacing": [1, 1, 1], "body": {"shape": )" +
                      kBox + "}}]}",
-                 {"/bodies/0/counts", "20000 bodies"});
+                 {"/bodies/0/counts", "30000 bodies"});
     // Before: a spawn count past an int emitted 0 bodies and the run exited 0.
     for (const char* timing : {R"("until": 1e12, "period": 1e-3)", R"("until": 5, "period": 1e-300)"})
         checkRefused(R"({"bodies": [{"generator": "ground"}], "emitters": [{)" + std::string(timing) +
                          R"(, "seed": 1, "size": 0.1, "region": {"min": [0, 0, 1], "max": [1, 1, 2]}}]})",
-                     {"/emitters/0/until", "the limit is 10000"});
+                     {"/emitters/0/until", "the limit is 25000"});
     // Before: tinyobjloader read these coordinates as 0.
     for (const char* bad : {"nan", "inf", "-inf", "abc", "1e999", "0x10"}) {
         CAPTURE(bad);

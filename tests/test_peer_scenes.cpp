@@ -100,3 +100,41 @@ TEST_CASE("peer scenes: the grid's tilt is seeded and checked") {
     CHECK(tilts(grid + R"("tilt": -0.1, )" + body, &error).empty());
     CHECK(error.find("tilt") != std::string::npos);
 }
+
+TEST_CASE("peer scenes: the 20,000-box pile is the 1,000-box one widened to 40 x 50 columns, in a bin that fits") {
+    // Over the old limit of 10,000 bodies: loads now (SceneLimits::bodies 25,000).
+    Peer p = loadPeer("peer_pile_20000.json");
+    REQUIRE(p.model.bodyCount() == 20005);   // the boxes, the ground and four walls
+    Real lo[3] = {1e9, 1e9, 1e9}, hi[3] = {-1e9, -1e9, -1e9}, largest = 0;
+    for (int b = 0; b < p.model.bodyCount(); ++b) {
+        if (p.model.isStatic(b)) continue;
+        CHECK(p.model.mass[b] == doctest::Approx(1000));
+        CHECK(p.model.materials[p.model.bodyMaterial[b]].friction == doctest::Approx(0.5));
+        const Vec3 x = p.model.initialPos[b];
+        for (int k = 0; k < 3; ++k) {
+            lo[k] = std::fmin(lo[k], x[k]);
+            hi[k] = std::fmax(hi[k], x[k]);
+        }
+        largest = std::fmax(largest, tiltOf(p.model.initialRot[b]));
+    }
+    // Centres on the 1.25 m lattice: 40 x 50 x 10 cells, centred, the bottom layer 0.125 m up.
+    CHECK(hi[0] - lo[0] == doctest::Approx(39 * 1.25));
+    CHECK(hi[1] - lo[1] == doctest::Approx(49 * 1.25));
+    CHECK(hi[2] - lo[2] == doctest::Approx(9 * 1.25));
+    CHECK(lo[0] + hi[0] == doctest::Approx(0));
+    CHECK(lo[2] == doctest::Approx(0.625));
+    CHECK(largest <= Real(0.1) + Real(1e-12));
+    CHECK(largest > Real(0.09));
+    // The bin's inner faces 0.875 m from the outer boxes' centres, as in peer_pile_1000 (6.5 - 5.625).
+    int walls = 0;
+    for (int b = 0; b < p.model.bodyCount(); ++b) {
+        if (!p.model.isStatic(b) || p.model.bodyName[b].rfind("wall_", 0) != 0) continue;
+        ++walls;
+        const Vec3 x = p.model.initialPos[b];
+        const bool eastWest = std::fabs(x.x) > std::fabs(x.y);
+        const Real inner = (eastWest ? std::fabs(x.x) : std::fabs(x.y)) - Real(0.25);
+        const Real outerBox = eastWest ? hi[0] : hi[1];
+        CHECK(inner - outerBox == doctest::Approx(0.875));
+    }
+    CHECK(walls == 4);
+}

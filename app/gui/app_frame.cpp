@@ -18,6 +18,19 @@
 
 namespace cs {
 
+namespace {
+
+// Views of more parts than this are drawn progressively (progressive_view.h), when one copy runs:
+// llvmpipe draws about 40 boxes per ms at 1280x720 on the shared build machine, so a view of
+// 2,000 still fits a 60 Hz frame. Of a frame's 33 ms, the view's build takes at most 12.
+constexpr int kProgressiveShapes = 2000;
+constexpr double kViewBudgetMs = 12;
+// Contact layers (points, normals, forces, cones) are left out past this many contacts in a
+// copy: 100,000 contacts of the 20,000-box pile cost llvmpipe 10 to 25 ms a frame.
+constexpr size_t kMaxDrawnContacts = 10000;
+
+}  // namespace
+
 bool SandboxApp::init(GlContext* gl, std::string* error) {
     gl_ = gl;
     if (!sceneRenderer_.init(error) || !debugRenderer_.init(error)) return false;
@@ -66,6 +79,7 @@ void SandboxApp::shutdown() {
     if (gl_ && gl_->window()) ImGui_ImplGlfw_Shutdown();
     ImGui::DestroyContext();
     sceneRenderer_.shutdown();
+    progressiveView_.shutdown();
     debugRenderer_.shutdown();
 }
 
@@ -174,13 +188,19 @@ void SandboxApp::render(double wallDt) {
     // (see SceneRenderer::renderShadows).
     sceneRenderer_.shadows = view.shadows;
     sceneRenderer_.femStyle = view.fem;
-    if (view.shadows) {
+    const bool progressive = copyCount() == 1 && copies_[0]->world.model().shapeCount() > kProgressiveShapes &&
+                             sceneRenderer_.fem().empty();
+    if (progressive != progressive_) progressiveView_.reset();
+    progressive_ = progressive;
+    if (view.shadows && !progressive) {
         for (int i = 0; i < copyCount(); ++i) {
             sceneRenderer_.gatherInstances(copies_[i]->world, selectedBody);
             sceneRenderer_.renderShadows(camera, i);
         }
     }
     gl_->bindDrawTarget();
+    GLint target = 0;
+    glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &target);
     glViewport(0, 0, fbWidth_, fbHeight_);
     glClearColor(0.17f, 0.18f, 0.20f, 1.f);
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
@@ -201,14 +221,24 @@ void SandboxApp::render(double wallDt) {
     for (int i = 0; i < copyCount() && i < (int)viewports_.size(); ++i) {
         const Viewport& vp = viewports_[i];
         const World& world = copies_[i]->world;
-        if (copyCount() > 1 || !view.shadows) sceneRenderer_.gatherInstances(world, selectedBody);
-        sceneRenderer_.render(camera, vp, i);
+        if (progressive) {
+            sceneRenderer_.gatherInstances(world, selectedBody, false);
+            progressiveView_.draw(sceneRenderer_, camera, vp, i, unsigned(target), kViewBudgetMs);
+        } else {
+            if (copyCount() > 1 || !view.shadows) sceneRenderer_.gatherInstances(world, selectedBody);
+            sceneRenderer_.render(camera, vp, i);
+        }
         debugRenderer_.clear();
         // While the replay is shown (paused), its overlay replaces PLUS's own annotations, which
         // show the end of the impact.
         bool replay = view.impact && impact.overlay && paused && impact.copy == i && impact.current();
         DebugDrawFlags flags = view.draw;
         if (replay) flags.constraintGroups = false;
+        const size_t contacts = world.contacts().size();
+        if (contacts > kMaxDrawnContacts)
+            flags.contactPoints = flags.contactNormals = flags.contactForces = flags.frictionCones = flags.penetration =
+                false;
+        if (i == 0) undrawnContacts_ = contacts > kMaxDrawnContacts ? contacts : 0;
         DebugDraw dd = debugRenderer_.makeDebugDraw(flags);
         world.draw(dd);
         drawGraspOverlay(i);

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
@@ -112,12 +113,16 @@ int runGui(int argc, char** argv) {
     double fpsClock = 0;
     int fpsFrames = 0;
     double maxFrameMs = 0;   // the longest frame after the first 10 (start-up, shader compiles)
+    std::vector<double> frameMs;   // every frame after the first 10
     while (!gl.shouldClose() && !app.quitRequested) {
         if (gl.window()) glfwPollEvents();
         auto now = std::chrono::steady_clock::now();
         double wallDt = std::chrono::duration<double>(now - last).count();
         last = now;
-        if (frame > 10) maxFrameMs = std::max(maxFrameMs, 1e3 * wallDt);
+        if (frame > 10) {
+            maxFrameMs = std::max(maxFrameMs, 1e3 * wallDt);
+            frameMs.push_back(1e3 * wallDt);
+        }
         fpsClock += wallDt;
         ++fpsFrames;
         if (fpsClock > 0.5) {
@@ -145,6 +150,12 @@ int runGui(int argc, char** argv) {
                 maxFrameMs, app.tick(), app.copyCount() ? double(app.copy(0).world.state().time) : 0.0,
                 app.copyCount() ? double(app.copy(0).world.state().time) / std::max(wall, 1e-9) : 0.0,
                 app.stepJobRunning() ? ", a step still running" : "");
+    if (!frameMs.empty()) {
+        std::sort(frameMs.begin(), frameMs.end());
+        auto at = [&](double q) { return frameMs[std::min(frameMs.size() - 1, size_t(q * double(frameMs.size())))]; };
+        std::printf("sandbox gui: frame time median %.1f ms, p95 %.1f ms, max %.1f ms over %zu frames (after frame 10)\n",
+                    at(0.5), at(0.95), frameMs.back(), frameMs.size());
+    }
     if (!options.sessionOut.empty()) {
         if (app.saveSession(options.sessionOut, &error)) std::printf("sandbox gui: session written to %s\n", options.sessionOut.c_str());
         else std::fprintf(stderr, "sandbox gui: %s\n", error.c_str());

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 #include <imgui.h>
 
@@ -250,6 +251,14 @@ void SandboxApp::drawLegend() {
     ImGui::End();
 }
 
+void SandboxApp::appendLargeSceneNote(char* line, size_t size) const {
+    size_t n = std::strlen(line);
+    if (undrawnContacts_ > 0 && n < size)
+        n += std::snprintf(line + n, size - n, "   %zu contacts, not drawn", undrawnContacts_);
+    if (progressive_ && progressiveView_.buildFrames() > 1 && n < size)
+        std::snprintf(line + n, size - n, "   view drawn over %d frames", progressiveView_.buildFrames());
+}
+
 void SandboxApp::drawHud() {
     if (!view.hud) return;
     ImDrawList* dl = ImGui::GetForegroundDrawList();
@@ -266,6 +275,7 @@ void SandboxApp::drawHud() {
                           paused ? "   PAUSED" : "");
         else
             std::snprintf(line, sizeof line, "t = %.2f s%s", double(w.state().time), paused ? "   PAUSED" : "");
+        if (i == 0 && view.settingsPanel) appendLargeSceneNote(line, sizeof line);
         dl->AddText(ImVec2(x + 1, y + 1), IM_COL32(0, 0, 0, 200), line);
         dl->AddText(ImVec2(x, y), kCopyColors[i], line);
         if (i > 0) dl->AddLine(ImVec2(float(vp.x), float(fbHeight_ - vp.y - vp.height)),

@@ -77,6 +77,7 @@ bool SandboxApp::stepInBackground(int steps) {
         }
         jobSteps_ = done;
         jobMs_ = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+        for (SimCopy* c : list) c->jobPenetration = c->stepping->maxPenetration();
         stepDone_.store(true, std::memory_order_release);
     });
     return true;
@@ -109,6 +110,7 @@ void SandboxApp::finishStepJob() {
     stepThread_.join();
     stepRunning_ = false;
     pendingEvents_.clear();
+    for (auto& c : copies_) c->jobPenetration = -1;   // the job's worlds are dropped
 }
 
 void SandboxApp::measureRealTime(double simSeconds, double wallDt) {

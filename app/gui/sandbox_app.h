@@ -33,6 +33,7 @@
 #include "render/camera.h"
 #include "render/debug_renderer.h"
 #include "render/gl_context.h"
+#include "render/progressive_view.h"
 #include "render/scene_renderer.h"
 #include "render/video_writer.h"
 
@@ -47,6 +48,9 @@ struct SimCopy {
     World world;                       // what the UI shows and changes (applyEvent)
     std::unique_ptr<World> stepping;   // the physics thread's copy while it steps (physics_thread.cpp)
     std::string stepError;             // the physics thread's last failed-step message
+    // maxPenetration of the job's last state, taken on the physics thread (a broad and narrow
+    // phase: 16 to 90 ms on the 20,000-box pile, too long for the UI thread); -1: none.
+    Real jobPenetration = -1;
     double stepMs = 0;                 // wall time of the last lockstep step (all substeps)
     Real overlapVolume = 0;            // m^3, over all penetrating pairs of convex parts
     std::vector<Real> divergence;      // (nbody) |x_b - x_b of copy 0|
@@ -230,6 +234,11 @@ private:
     GlContext* gl_ = nullptr;
     SceneRenderer sceneRenderer_;
     DebugRenderer debugRenderer_;
+    // Large scenes (app_frame.cpp): the view built over frames, contacts past a count not drawn.
+    ProgressiveView progressiveView_;
+    bool progressive_ = false;
+    size_t undrawnContacts_ = 0;       // copy 0's contacts left out of the layers this frame
+    void appendLargeSceneNote(char* line, size_t size) const;   // the HUD's note on both
     VideoWriter video_;
 
     // Scene as loaded: copies are rebuilt from it.

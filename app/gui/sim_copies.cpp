@@ -70,6 +70,7 @@ bool SandboxApp::loadScene(const std::string& nameOrPath, std::string* error) {
     selectedBody = -1;
     mouseMode_ = MouseMode::None;
     sceneRenderer_.resetModel();
+    progressiveView_.reset();
     // The scene's camera: eye and target give the orbit angles and distance.
     glm::vec3 eye(info.cameraEye.x, info.cameraEye.y, info.cameraEye.z);
     glm::vec3 target(info.cameraTarget.x, info.cameraTarget.y, info.cameraTarget.z);
@@ -186,7 +187,8 @@ void SandboxApp::updateStatistics() {
             c.plottedSolveStep = tick_;
         }
         pushHistory(c.historyStepMs, float(c.stepMs));
-        pushHistory(c.historyPenetration, float(c.world.maxPenetration() * 1000));
+        pushHistory(c.historyPenetration, float((c.jobPenetration >= 0 ? c.jobPenetration : c.world.maxPenetration()) * 1000));
+        c.jobPenetration = -1;
         pushHistory(c.historyEnergy, float(c.world.kineticEnergy()));
         // Divergence of each body from the first copy (same body indices in every copy).
         int n = std::min(c.world.model().bodyCount(), first.model().bodyCount());

@@ -44,8 +44,8 @@ struct SceneLoadOptions {
 // names the limit in its one-line error. The command line holds its options to the same limits.
 struct SceneLimits {
     static constexpr int jsonDepth = 64;           // nesting of arrays and objects in the file
-    static constexpr int bodies = 10000;           // bodies, generated and emitted ones included
-    static constexpr int parts = 20000;            // convex parts (shapes) over all bodies
+    static constexpr int bodies = 25000;           // bodies, generated and emitted ones included (a 20,000-box pile)
+    static constexpr int parts = 50000;            // convex parts (shapes) over all bodies
     static constexpr int joints = 10000;
     // Points of a hull, random or emitted polytope, and vertices of an OBJ part's hull: PhysX's
     // limit for a convex mesh (255 vertices). The narrow phase of two hulls costs about the

@@ -1,0 +1,136 @@
+// The 3D view built over several frames; see progressive_view.h.
+#include "render/progressive_view.h"
+
+#include <glad/gl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+namespace cs {
+
+namespace {
+
+uint64_t mix(uint64_t h, const void* data, size_t bytes) {
+    const uint8_t* p = static_cast<const uint8_t*>(data);
+    for (size_t i = 0; i < bytes; ++i) h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+// The first slice of the first build, before any rate is measured.
+constexpr size_t kFirstSlice = 1024;
+
+}  // namespace
+
+uint64_t ProgressiveView::viewKey(const SceneRenderer& renderer, const Camera& camera, const Viewport& vp,
+                                  int slot) const {
+    uint64_t h = renderer.instanceHash();
+    const glm::mat4 m = camera.viewProj(vp);
+    h = mix(h, &m, sizeof m);
+    const glm::vec3 eye = camera.eye();
+    h = mix(h, &eye, sizeof eye);
+    const int ints[] = {vp.width, vp.height, slot, renderer.shadows ? 1 : 0, renderer.shadowMapSize};
+    h = mix(h, ints, sizeof ints);
+    return mix(h, &renderer.lightDir, sizeof renderer.lightDir);
+}
+
+void ProgressiveView::ensureSize(Image& image, int width, int height) {
+    if (image.fbo && image.width == width && image.height == height) return;
+    if (!image.fbo) {
+        glGenFramebuffers(1, &image.fbo);
+        glGenRenderbuffers(1, &image.color);
+        glGenRenderbuffers(1, &image.depth);
+    }
+    glBindRenderbuffer(GL_RENDERBUFFER, image.color);
+    glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, width, height);
+    // The window's and the headless target's depth format (gl_context.cpp), so depth can be blitted.
+    glBindRenderbuffer(GL_RENDERBUFFER, image.depth);
+    glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH24_STENCIL8, width, height);
+    glBindFramebuffer(GL_FRAMEBUFFER, image.fbo);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, image.color);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_STENCIL_ATTACHMENT, GL_RENDERBUFFER, image.depth);
+    image.width = width;
+    image.height = height;
+    image.valid = false;
+}
+
+void ProgressiveView::draw(SceneRenderer& renderer, const Camera& camera, const Viewport& vp, int slot,
+                           unsigned target, double budgetMs) {
+    using Clock = std::chrono::steady_clock;
+    const auto start = Clock::now();
+    const uint64_t key = viewKey(renderer, camera, vp, slot);
+    if (!building_ && !(shown_.valid && shown_.key == key && shown_.width == vp.width && shown_.height == vp.height)) {
+        // Start a build from the instances gathered this frame.
+        renderer.uploadInstances();
+        buildCamera_ = camera;
+        if (renderer.shadows) renderer.renderShadows(camera, slot);
+        ensureSize(built_, vp.width, vp.height);
+        built_.key = key;
+        glBindFramebuffer(GL_FRAMEBUFFER, built_.fbo);
+        glViewport(0, 0, vp.width, vp.height);
+        glClearColor(0.17f, 0.18f, 0.20f, 1.f);   // the app's background
+        glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+        building_ = true;
+        next_ = 0;
+        total_ = renderer.instanceCount();
+        buildFrameCount_ = 0;
+        buildMsSum_ = 0;
+    }
+    if (building_) {
+        ++buildFrameCount_;
+        glBindFramebuffer(GL_FRAMEBUFFER, built_.fbo);
+        const Viewport local{0, 0, built_.width, built_.height};
+        // Slices until the build is done or the budget spent: at least one slice a frame.
+        do {
+            const double left = budgetMs - std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+            size_t slice = instancesPerMs_ > 0 ? size_t(std::max(0.0, left) * instancesPerMs_) : kFirstSlice;
+            slice = std::min(std::max<size_t>(slice, 64), total_ - next_);
+            const auto t0 = Clock::now();
+            renderer.renderRange(buildCamera_, local, slot, next_, slice);
+            glFinish();   // llvmpipe draws when flushed: the slice's real cost
+            const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+            buildMsSum_ += ms;
+            const double rate = double(slice) / std::max(ms, 1e-3);
+            instancesPerMs_ = instancesPerMs_ > 0 ? 0.5 * (instancesPerMs_ + rate) : rate;
+            next_ += slice;
+        } while (next_ < total_ && std::chrono::duration<double, std::milli>(Clock::now() - start).count() < budgetMs);
+        if (next_ >= total_) {
+            std::swap(shown_, built_);
+            shown_.valid = true;
+            building_ = false;
+            lastBuildFrames_ = buildFrameCount_;
+            lastBuildMs_ = buildMsSum_;
+        }
+    }
+    glBindFramebuffer(GL_FRAMEBUFFER, target);
+    if (!shown_.valid) return;   // the first build is under way: the cleared background shows
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, shown_.fbo);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, target);
+    const int w = std::min(shown_.width, vp.width), h = std::min(shown_.height, vp.height);
+    GLbitfield mask = GL_COLOR_BUFFER_BIT | (depthBlit_ ? GL_DEPTH_BUFFER_BIT : 0);
+    while (glGetError() != GL_NO_ERROR) {}
+    glBlitFramebuffer(0, 0, w, h, vp.x, vp.y, vp.x + w, vp.y + h, mask, GL_NEAREST);
+    if (depthBlit_ && glGetError() != GL_NO_ERROR) {   // formats differ: colour only, layers drawn over
+        depthBlit_ = false;
+        glBlitFramebuffer(0, 0, w, h, vp.x, vp.y, vp.x + w, vp.y + h, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+    }
+    glBindFramebuffer(GL_FRAMEBUFFER, target);
+}
+
+void ProgressiveView::reset() {
+    shown_.valid = built_.valid = false;
+    building_ = false;
+    next_ = total_ = 0;
+}
+
+void ProgressiveView::shutdown() {
+    for (Image* i : {&shown_, &built_}) {
+        if (i->fbo) glDeleteFramebuffers(1, &i->fbo);
+        if (i->color) glDeleteRenderbuffers(1, &i->color);
+        if (i->depth) glDeleteRenderbuffers(1, &i->depth);
+        *i = Image{};
+    }
+    building_ = false;
+}
+
+}  // namespace cs
