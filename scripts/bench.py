@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """make bench: the scene library under each linear solver, the FEM rows of issue 18 (bench_fem.py),
-the pour3d step-size sweep, the GPU rows and the peer scenes of issue 20 (bench_peer.py).
+the pour3d step-size sweep, the GPU rows, the peer scenes of issue 20 (bench_peer.py) and the app's
+frame time while the 20,000-box pile steps (bench_gui_frames.sh).
 
 Runs `sandbox run SCENE --solver S --json` for every library scene and solver, prints a table and
 writes CSV under bench/results/<machine>/ (one folder per machine, as Box2D keeps its benchmark
@@ -166,6 +167,12 @@ def main():
         peer += ["--steps", "60", "--scenes", "heavy_stack,pyramid_55,pyramid_385"]
     out = subprocess.run(peer, capture_output=True, text=True, timeout=7200)
     print(out.stdout.strip() or out.stderr.strip())
+
+    # ---- 5. the app's frame time while the 20,000-box pile steps (scripts/bench_gui_frames.sh) --
+    frames = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench_gui_frames.sh"),
+              os.path.join(build, "sandbox"), "120" if quick else "300"]
+    out = subprocess.run(frames, capture_output=True, text=True, timeout=1800)
+    print("\n" + (out.stdout.strip() or out.stderr.strip()))
 
 
 if __name__ == "__main__":
