@@ -225,7 +225,11 @@ void SceneRenderer::gatherInstances(const World& world, int selectedBody, bool u
         if (!world.isActive(b)) continue;
         Transform bt{state.pos[b], state.rot[b]};
         Color3 c = bodyColor(model, b);
-        if (world.isAsleep(b)) c = {c.r * 0.35f + 0.12f, c.g * 0.35f + 0.16f, c.b * 0.35f + 0.38f};   // asleep: dim blue
+        if (world.isAsleep(b)) {
+            // Asleep: grey, keeping 15% of its hue (a dim blue was lost among blue and purple bodies).
+            float grey = 0.25f + 0.4f * (0.3f * c.r + 0.59f * c.g + 0.11f * c.b);
+            c = {grey + 0.15f * (c.r - grey), grey + 0.15f * (c.g - grey), grey + 0.15f * (c.b - grey)};
+        }
         if (b == selectedBody) c = {c.r * 0.5f + 0.5f, c.g * 0.5f + 0.45f, c.b * 0.5f + 0.2f};
         for (int k = 0; k < model.bodyShapeCount[b]; ++k) {
             int s = model.bodyFirstShape[b] + k;
