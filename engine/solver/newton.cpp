@@ -6,6 +6,11 @@
 // point of [NSN] section 8.2), takes the damped step lambda += t dlambda (section 8.1), and sets
 // u = u~ + M^-1 J^T lambda, which is eq. 60 summed over iterations and keeps g = 0 exactly.
 //
+// Safeguards, each a setting and off by default (newton_steps_hd.h, shared with the pipeline;
+// measured in docs/speed.md "Newton safeguards"): the least-merit iterate returned when the loop
+// ends at its cap more than twice worse (keepBestIterate), the linear tolerance per iteration by
+// Eisenstat-Walker (linearForcing), and a step halved when it blows the merit up (stepCutGrowth).
+//
 // [PEG] group rows and the non-symmetric problem. With PEG an I- or X-constraint j with primary
 // contact p and secondary contacts s is the row 0 <= lambda_p _|_ m_j >= 0, m_j the largest of
 // the group's end-of-step gaps (constraint_rows.h; the slack chain of [PEG] 5.3 eliminated).
