@@ -56,6 +56,9 @@ void printUsage(std::FILE* out) {
         "  --overlap-every N (overlap volume stride, 0: last step only; default 10)  --no-progress\n"
         "  --sleeping (islands at rest sleep; off unless the scene sets \"sleeping\": true)\n"
         "  --cull-rows on|off (standard model: leave out contacts that cannot close; engine/contact/row_culling.h)\n"
+        "  --keep-best on|off (Newton returns its least-merit iterate when it ends at its cap twice worse)\n"
+        "  --forcing ETA (0 < ETA < 1: Eisenstat-Walker linear tolerance per Newton iteration, at most ETA; 0: off)\n"
+        "  --step-cut G (G > 1: a Newton step raising the merit more than G times is halved, twice at most; 0: off)\n"
         "  --script (play the scene's grasp script) | --script=FILE   --grip-force N (replaces the script's)\n"
         "SCENE is a library name (sandbox list) or a path to a scene .json file.\n",
         kDefaultScene);
@@ -90,7 +93,7 @@ bool parseRunOptions(int argc, char** argv, int first, RunOptions& o, std::strin
             static const char* known[] = {"--contact", "--solver", "--ncp", "--dt", "--steps", "--seconds",
                                           "--newton", "--iters", "--seed", "--substeps", "--trace",
                                           "--state-out", "--threads", "--backend", "--overlap-every",
-                                          "--grip-force", "--cull-rows",
+                                          "--grip-force", "--cull-rows", "--keep-best", "--forcing", "--step-cut",
                                           "--ccp-solver", "--ccp-iters"};
             for (const char* k : known)
                 if (a == k) return fail("option " + a + " needs a value");
@@ -159,6 +162,15 @@ bool parseRunOptions(int argc, char** argv, int first, RunOptions& o, std::strin
         } else if (a == "--cull-rows") {
             if (v != "on" && v != "off") return bad("on or off");
             o.cullRows = v == "on";
+        } else if (a == "--keep-best") {
+            if (v != "on" && v != "off") return bad("on or off");
+            o.keepBest = v == "on";
+        } else if (a == "--forcing") {
+            if (!parseDouble(v, d) || !(d >= 0) || !(d < 1)) return bad("a largest linear tolerance in [0, 1)");
+            o.forcing = d;
+        } else if (a == "--step-cut") {
+            if (!parseDouble(v, d) || !(d == 0 || d > 1) || d > 1e12) return bad("a merit growth factor > 1, or 0");
+            o.stepCut = d;
         } else if (a == "--backend") {
             if (v != "cpu" && v != "cuda") return bad("cpu or cuda");
             o.backend = v;
@@ -183,6 +195,9 @@ void applyRunOptions(const RunOptions& o, WorldSettings& s) {
     if (o.substeps) s.substeps = *o.substeps;
     if (o.sleeping) s.sleeping = true;
     if (o.cullRows) s.solver.cullRows = *o.cullRows;
+    if (o.keepBest) s.solver.keepBestIterate = *o.keepBest;
+    if (o.forcing) s.solver.linearForcing = Real(*o.forcing);
+    if (o.stepCut) s.solver.stepCutGrowth = Real(*o.stepCut);
 }
 
 }  // namespace cs

@@ -58,6 +58,12 @@ struct SolverSettings {
     Real linearTolerance = Real(1e-12);  // relative, on the linear residual
     Real damping = Real(0.75);           // damped Newton step t ([NSN] section 8.1)
     Real regularization = Real(1e-6);    // epsilon identity shift ([NSN] section 8.4), 1/kg
+    bool keepBestIterate = false;        // return the least-merit iterate when Newton ends at its cap
+                                         //   more than twice worse (engine/solver/newton_steps_hd.h)
+    Real linearForcing = 0;              // > 0: the linear tolerance per Newton iteration by
+                                         //   Eisenstat-Walker, at most this (newton_steps_hd.h); 0: fixed
+    Real stepCutGrowth = 0;              // > 0: a step that raises the merit more than this factor is
+                                         //   halved, at most kMaxStepCuts times; 0: off
     bool warmStart = true;
     bool complementarityPreconditioner = true;   // [NSN] section 7, r = h [J M^-1 J^T]_ii
     bool decoupleRows = false;           // rows with C_ii >= A_ii / (10 kMinNcpSlope) solved on the diagonal,
@@ -146,6 +152,7 @@ struct SolveStats {
     int newtonIterations = 0;
     int linearIterations = 0;            // summed over Newton iterations
     Real residualFinal = 0;              // ||h|| of the NCP system at exit
+    int restoredBest = 0;                // 1: Newton returned its best iterate (keepBestIterate)
     std::vector<Real> newtonResidual;                // (newton iters + 1)
     std::vector<std::vector<Real>> linearResidual;   // (newton iters) x (linear iters + 1)
     std::vector<Real> ccpMerit;                      // [CCP] model: its merit (m/s) per iteration, entry 0 at the start

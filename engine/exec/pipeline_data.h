@@ -47,6 +47,13 @@ struct StepCounters {
     int newtonIterations, linearIterations;
     Real meritSq, merit;
     Real newtonResidual[kMaxNewtonHistory];
+    // the safeguards of newton_steps_hd.h
+    Real linearTolerance;      // the linear solve's relative tolerance (eta_k with forcing)
+    Real previousMerit;        // the merit the last Newton step started from
+    Real bestMerit;            // the least merit of the step; newtonBest holds its impulses
+    int bestImproved;          // 1: this iterate is the best so far (copy it)
+    int cutActive;             // 1: the step is being halved
+    int restoredBest;          // 1: the best iterate was returned
 };
 
 // Scalars of one linear solve (krylov_steps_hd.h's recurrences run on these).
@@ -137,6 +144,7 @@ struct PipelineData {
     Buffer<Real> bias, softness, mu, maxImpulse, lambda, lambdaStart, dlambda, rhs;
     Buffer<Real> jv, diagA, compliance, residual, merit, invDiag, r, z, p, q, ap, az, best, power, powerOut;
     Buffer<uint64_t> entryKeys, entryKeysOut;  // (2 rows) scatter entries body << 32 | row, sorted
+    Buffer<Real> newtonBest;                   // (rows) the least-merit iterate's impulses
 
     // ---- the CCP model's PJ, PGS and APGD (pipeline_ccp.h) ----
     Buffer<Real> ccpOffset, ccpLinear, ccpScale;   // (rows) d_i,0, p = J u~ + offset, the block's s_k
@@ -174,7 +182,7 @@ void reserveContacts(PipelineData<Exec>& d, int pairs, int slots, int contacts) 
     for (auto* b : {&d.jacobianA, &d.jacobianB, &d.minvJA, &d.minvJB}) b->reserve(rows);
     for (auto* b : {&d.bias, &d.softness, &d.mu, &d.maxImpulse, &d.lambda, &d.lambdaStart, &d.dlambda, &d.rhs, &d.jv,
                     &d.diagA, &d.compliance, &d.residual, &d.merit, &d.invDiag, &d.r, &d.z, &d.p, &d.q, &d.ap, &d.az,
-                    &d.best, &d.power, &d.powerOut})
+                    &d.best, &d.power, &d.powerOut, &d.newtonBest})
         b->reserve(rows);
     const size_t columns = d.fem.wide() ? 4 : 2;   // scatter entries per row
     d.entryKeys.reserve(columns * rows);

@@ -11,6 +11,7 @@
 #pragma once
 
 #include "engine/exec/pipeline_solve.h"
+#include "engine/solver/newton_steps_hd.h"
 
 namespace cs {
 
@@ -68,26 +69,41 @@ void recordVelocities(Exec& ex, PipelineData<Exec>& d, const SolveView& v, const
     ex.forEach(v.bodies, nullptr, gate, [=] CS_LAMBDA(int b) { u[b] = unconstrained[b] + w[b]; });
 }
 
-// Linearize every row at (u, lambda) and the merit ||phi|| (m/s) after k iterations.
+// Linearize every row at (u, lambda) and the sum of the merit's squares, gated by `gate`.
 template <class Exec>
-void recordEvaluate(Exec& ex, PipelineData<Exec>& d, const SolveView& v, const RowEvalView& e,
-                    const SolverSettings& settings, int k) {
+void recordMeritSum(Exec& ex, PipelineData<Exec>& d, const SolveView& v, const RowEvalView& e, const int* gate) {
     StepCounters* c = v.c;
     const RowSystemView s = v.sys;
     const Spatial* u = d.velocity.data();
     Real* jv = d.jv.data();
     const Real* merit = d.merit.data();
+    ex.forEach(v.rowCapacity, &c->rowCount, gate, [=] CS_LAMBDA(int i) { jv[i] = gatherRow(s, i, u); });
+    ex.forEach(v.rowCapacity, &c->rowCount, gate, [=] CS_LAMBDA(int i) { evalRow(e, i); });
+    ex.sum(&c->rowCount, gate, kSerialSum, &c->meritSq, [=] CS_LAMBDA(int i) { return merit[i] * merit[i]; });
+}
+
+// The merit ||phi|| (m/s) after k iterations; with keepBestIterate, the impulses of the least
+// merit so far into newtonBest (newton.cpp's bestLambda).
+template <class Exec>
+void recordEvaluate(Exec& ex, PipelineData<Exec>& d, const SolveView& v, const RowEvalView& e,
+                    const SolverSettings& settings, int k) {
+    StepCounters* c = v.c;
     const Real tolerance = settings.newtonTolerance;
     const int maxIterations = settings.newtonIterations;
-    ex.forEach(v.rowCapacity, &c->rowCount, &c->newtonActive, [=] CS_LAMBDA(int i) { jv[i] = gatherRow(s, i, u); });
-    ex.forEach(v.rowCapacity, &c->rowCount, &c->newtonActive, [=] CS_LAMBDA(int i) { evalRow(e, i); });
-    ex.sum(&c->rowCount, &c->newtonActive, kSerialSum, &c->meritSq, [=] CS_LAMBDA(int i) { return merit[i] * merit[i]; });
+    const bool keepBest = settings.keepBestIterate;
+    recordMeritSum(ex, d, v, e, &c->newtonActive);
     ex.serial(&c->newtonActive, [=] CS_LAMBDA() {
         c->merit = std::sqrt(c->meritSq);
         if (k < kMaxNewtonHistory) c->newtonResidual[k] = c->merit;
         c->newtonIterations = k;
+        c->bestImproved = keepBest && (k == 0 || c->merit < c->bestMerit);
+        if (c->bestImproved) c->bestMerit = c->merit;
         c->newtonActive = newtonGoesOn(c->merit, tolerance, k, maxIterations);
     });
+    if (!keepBest) return;
+    Real* best = d.newtonBest.data();
+    const Real* lambda = d.lambda.data();
+    ex.forEach(v.rowCapacity, &c->rowCount, &c->bestImproved, [=] CS_LAMBDA(int i) { best[i] = lambda[i]; });
 }
 
 // What every solver of the stage needs, J being fixed over the step: H^-1 J^T, the diagonal of
@@ -200,27 +216,69 @@ void recordSolve(Exec& ex, PipelineData<Exec>& d, const SolverSettings& settings
     e.residual = d.residual.data();
     e.merit = d.merit.data();
 
+    const Real eps = settings.regularization, damping = settings.damping, fixedTolerance = settings.linearTolerance;
+    ex.serial(nullptr, [=] CS_LAMBDA() {
+        c->linearTolerance = fixedTolerance;
+        c->previousMerit = c->bestMerit = 0;
+        c->restoredBest = c->cutActive = 0;
+    });
     recordVelocities(ex, d, v, nullptr);   // from the warm impulses (no rows: u = u~)
     recordEvaluate(ex, d, v, e, settings, 0);
     Real *compliance = d.compliance.data(), *rhs = d.rhs.data(), *dlambda = d.dlambda.data();
     Real *lambda = d.lambda.data(), *lambdaStart = d.lambdaStart.data();
     const Real *residual = d.residual.data(), *maxImpulse = d.maxImpulse.data();
-    const Real eps = settings.regularization, damping = settings.damping;
+    const Real etaMax = settings.linearForcing, newtonTolerance = settings.newtonTolerance;
+    const Real growth = settings.stepCutGrowth;
+    // lambda = clamp(lambda_k + t dlambda) (std::clamp(x, -max, max)), gated by `gate`.
+    auto step = [&](Real t, const int* gate) {
+        ex.forEach(d.rowCapacity, &c->rowCount, gate, [=] CS_LAMBDA(int i) {
+            const Real x = lambdaStart[i] + t * dlambda[i];
+            lambda[i] = x < -maxImpulse[i] ? -maxImpulse[i] : (maxImpulse[i] < x ? maxImpulse[i] : x);
+        });
+        recordVelocities(ex, d, v, gate);
+    };
     for (int k = 0; k < settings.newtonIterations && !ex.stopped(&c->newtonActive); ++k) {
         ex.forEach(d.rowCapacity, &c->rowCount, &c->newtonActive, [=] CS_LAMBDA(int i) {
             compliance[i] += eps;
             rhs[i] = -residual[i];
             dlambda[i] = 0;
         });
+        if (etaMax > 0)   // eta_k (newton_steps_hd.h), the previous eta in linearTolerance
+            ex.serial(&c->newtonActive, [=] CS_LAMBDA() {
+                c->linearTolerance = forcingTolerance(c->merit, c->previousMerit, c->linearTolerance, k, etaMax,
+                                                      newtonTolerance, fixedTolerance);
+            });
         recordLinearSolve(ex, d, v, settings);
-        ex.forEach(d.rowCapacity, &c->rowCount, &c->newtonActive, [=] CS_LAMBDA(int i) {
-            lambdaStart[i] = lambda[i];
-            const Real x = lambdaStart[i] + damping * dlambda[i];   // std::clamp(x, -max, max)
-            lambda[i] = x < -maxImpulse[i] ? -maxImpulse[i] : (maxImpulse[i] < x ? maxImpulse[i] : x);
-        });
-        recordVelocities(ex, d, v, &c->newtonActive);
+        ex.forEach(d.rowCapacity, &c->rowCount, &c->newtonActive, [=] CS_LAMBDA(int i) { lambdaStart[i] = lambda[i]; });
+        ex.serial(&c->newtonActive, [=] CS_LAMBDA() { c->previousMerit = c->merit; });
+        step(damping, &c->newtonActive);
+        if (growth > 0) {   // newton.cpp's step cut: t/2 while the merit grew past `growth`
+            Real t = damping;
+            recordMeritSum(ex, d, v, e, &c->newtonActive);
+            for (int cut = 0; cut < kMaxStepCuts; ++cut) {
+                ex.serial(nullptr, [=] CS_LAMBDA() {   // ungated: a finished Newton clears the flag
+                    c->cutActive = 0;
+                    if (!c->newtonActive) return;
+                    c->merit = std::sqrt(c->meritSq);
+                    c->cutActive = cutStep(c->merit, c->previousMerit, growth, cut, kMaxStepCuts);
+                });
+                t *= Real(0.5);
+                step(t, &c->cutActive);
+                recordMeritSum(ex, d, v, e, &c->cutActive);
+            }
+        }
         recordEvaluate(ex, d, v, e, settings, k + 1);
     }
+    if (!settings.keepBestIterate) return;
+    const int* restored = &c->restoredBest;
+    ex.serial(nullptr, [=] CS_LAMBDA() {
+        c->restoredBest = c->rowCount > 0 && restoreBestIterate(c->merit, c->bestMerit, newtonTolerance,
+                                                                c->newtonIterations);
+        if (c->restoredBest) c->merit = c->bestMerit;
+    });
+    const Real* best = d.newtonBest.data();
+    ex.forEach(d.rowCapacity, &c->rowCount, restored, [=] CS_LAMBDA(int i) { lambda[i] = best[i]; });
+    recordVelocities(ex, d, v, restored);
 }
 
 }  // namespace cs

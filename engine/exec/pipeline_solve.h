@@ -240,7 +240,7 @@ void recordLinearSolve(Exec& ex, PipelineData<Exec>& d, const SolveView& v, cons
     Real *invDiag = d.invDiag.data(), *r = d.r.data();
     const Real* b = d.rhs.data();
     Spatial* w = d.w.data();
-    const Real tolerance = settings.linearTolerance;
+    const Real* tolerance = &c->linearTolerance;   // settings.linearTolerance, or eta_k (pipeline_newton.h)
     const int* rows = &c->rowCount;
     // invDiag_i = 1 / A_ii, 0 for an empty row (its unknown is left as it is).
     ex.forEach(v.rowCapacity, rows, &c->newtonActive, [=] CS_LAMBDA(int i) {
@@ -253,7 +253,7 @@ void recordLinearSolve(Exec& ex, PipelineData<Exec>& d, const SolveView& v, cons
     ex.forEach(v.bodies, nullptr, &c->newtonActive, [=] CS_LAMBDA(int k) { w[k] = Spatial{{0, 0, 0}, {0, 0, 0}}; });
     ex.serial(&c->newtonActive, [=] CS_LAMBDA() {
         l->iterations = 0;
-        l->target = linearTarget(tolerance, std::sqrt(l->bb));
+        l->target = linearTarget(*tolerance, std::sqrt(l->bb));
         l->residual = l->bestResidual = std::sqrt(l->bb);
         l->active = !linearDone(l->residual, l->target);
     });

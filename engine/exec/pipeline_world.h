@@ -205,6 +205,7 @@ void PipelineWorld<Exec>::step() {
     stats_.newtonIterations = c.newtonIterations;
     stats_.linearIterations = c.linearIterations;
     stats_.residualFinal = c.merit;
+    stats_.restoredBest = ccp ? 0 : c.restoredBest;
     const int newtonHistory = c.rowCount > 0 && !ccp ? std::min(c.newtonIterations + 1, kMaxNewtonHistory) : 0;
     stats_.newtonResidual.assign(c.newtonResidual, c.newtonResidual + newtonHistory);
     stats_.ccpMerit.resize(ccp && c.rowCount > 0 ? ccpControl.iterations + 1 : 0);   // the last substep's

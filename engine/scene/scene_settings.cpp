@@ -89,6 +89,11 @@ void readSettings(JsonObject& obj, WorldSettings& w) {
     s.complementarityPreconditioner = obj.flag("preconditioner", s.complementarityPreconditioner);
     s.decoupleRows = obj.flag("decouple_rows", s.decoupleRows);
     s.cullRows = obj.flag("cull_rows", s.cullRows);
+    s.keepBestIterate = obj.flag("keep_best", s.keepBestIterate);
+    s.linearForcing = obj.nonNegative("linear_forcing", s.linearForcing);
+    if (!(s.linearForcing < 1)) obj.fail("linear_forcing", "must lie in [0, 1)");
+    s.stepCutGrowth = obj.nonNegative("step_cut", s.stepCutGrowth);
+    if (s.stepCutGrowth > 0 && !(s.stepCutGrowth > 1)) obj.fail("step_cut", "must be 0 (off) or above 1");
     s.stabilization = obj.nonNegative("stabilization", s.stabilization);
     if (s.stabilization > 1) obj.fail("stabilization", "must lie in [0, 1]");
     if (obj.has("plus")) {

@@ -6,6 +6,11 @@
 // point of [NSN] section 8.2), takes the damped step lambda += t dlambda (section 8.1), and sets
 // u = u~ + M^-1 J^T lambda, which is eq. 60 summed over iterations and keeps g = 0 exactly.
 //
+// Safeguards, each a setting and off by default (newton_steps_hd.h, shared with the pipeline;
+// measured in docs/speed.md "Newton safeguards"): the least-merit iterate returned when the loop
+// ends at its cap more than twice worse (keepBestIterate), the linear tolerance per iteration by
+// Eisenstat-Walker (linearForcing), and a step halved when it blows the merit up (stepCutGrowth).
+//
 // [PEG] group rows and the non-symmetric problem. With PEG an I- or X-constraint j with primary
 // contact p and secondary contacts s is the row 0 <= lambda_p _|_ m_j >= 0, m_j the largest of
 // the group's end-of-step gaps (constraint_rows.h; the slack chain of [PEG] 5.3 eliminated).
@@ -32,6 +37,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/solver/newton_steps_hd.h"
 #include "engine/world.h"
 
 namespace cs {
@@ -207,6 +213,7 @@ void solveNewton(const SolverSettings& settings, Real h, ConstraintRows& rows, B
     stats.newtonIterations = 0;
     stats.linearIterations = 0;
     stats.residualFinal = 0;
+    stats.restoredBest = 0;
     stats.newtonResidual.clear();
     stats.linearResidual.clear();
 
@@ -296,12 +303,20 @@ void solveNewton(const SolverSettings& settings, Real h, ConstraintRows& rows, B
 
     Real merit = evaluate();
     stats.newtonResidual.push_back(merit);
+    // The safeguards of newton_steps_hd.h: the least-merit iterate, the forcing term eta_k.
+    Real bestMerit = merit, previousMerit = 0, eta = settings.linearTolerance;
+    if (settings.keepBestIterate) s.bestLambda = rows.lambda;
     for (int k = 0; k < settings.newtonIterations && merit > settings.newtonTolerance; ++k) {
         // [J M^-1 J^T + C + eps I] dlambda = -h   ([NSN] eq. 59, regularized as in section 8.4)
         for (int i = 0; i < n; ++i) {
             s.compliance[i] += settings.regularization;
             s.rhs[i] = -s.residual[i];
             s.dlambda[i] = 0;
+        }
+        if (settings.linearForcing > 0) {
+            eta = forcingTolerance(merit, previousMerit, eta, k, settings.linearForcing, settings.newtonTolerance,
+                                   settings.linearTolerance);
+            linear.tolerance = eta;
         }
         std::vector<Real> history;
         LinearSolveResult r =
@@ -316,10 +331,29 @@ void solveNewton(const SolverSettings& settings, Real h, ConstraintRows& rows, B
         // Damped step t ([NSN] eq. 61, section 8.1). No line search: as [NSN] reports for
         // frictional problems, backtracking on the merit stalls the iteration; measured here on
         // the pyramid it also let the stack creep (bench notes in README).
+        // Only a step that blows the merit up by stepCutGrowth is halved (newton_steps_hd.h cutStep).
         s.lambdaStart = rows.lambda;
-        setImpulses(stepToBounds(rows, s.lambdaStart, s.dlambda, settings.damping));
+        previousMerit = merit;
+        Real t = stepToBounds(rows, s.lambdaStart, s.dlambda, settings.damping);
+        setImpulses(t);
         merit = evaluate();
+        for (int cuts = 0; cutStep(merit, previousMerit, settings.stepCutGrowth, cuts, kMaxStepCuts); ++cuts) {
+            t *= Real(0.5);
+            setImpulses(t);
+            merit = evaluate();
+        }
         stats.newtonResidual.push_back(merit);
+        if (settings.keepBestIterate && merit < bestMerit) {
+            bestMerit = merit;
+            s.bestLambda = rows.lambda;
+        }
+    }
+    if (settings.keepBestIterate &&
+        restoreBestIterate(merit, bestMerit, settings.newtonTolerance, stats.newtonIterations)) {
+        rows.lambda = s.bestLambda;
+        velocitiesFromImpulses(view, rows, bodies, s.w);
+        merit = bestMerit;
+        stats.restoredBest = 1;
     }
     stats.residualFinal = merit;
 }

@@ -22,6 +22,7 @@ struct BodyVelocities {
 
 struct NewtonScratch {
     std::vector<Real> jv, diagA, compliance, residual, merit, rhs, dlambda, lambdaStart;
+    std::vector<Real> bestLambda; // the least-merit iterate (SolverSettings::keepBestIterate)
     std::vector<Real> gapJv;      // (gap members) J_s u of [PEG] secondary contacts
     std::vector<Real> gapRatio;   // (gap members) rho_s, see constraint_rows.h
     std::vector<Spatial> w, minvJA, minvJB, minvJC, minvJD;
