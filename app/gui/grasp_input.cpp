@@ -96,6 +96,7 @@ void SandboxApp::graspSense() {
         }
         if (spec.scaleJoint >= 0) {
             r.scale = scaleReading(w, spec.scaleJoint);
+            r.scaleSettled = w.state().time > 0;
             pushHistory(r.historyScale, float(r.scale.kilograms * 1000));
         }
         if ((spec.object >= 0 && spec.object < w.model().bodyCount()) || spec.objectFem >= 0)

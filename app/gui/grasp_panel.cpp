@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #include <imgui.h>
 
@@ -46,11 +47,15 @@ void plotSeries(const char* title, const std::vector<std::vector<float>>& series
     ImGui::Dummy(size);
 }
 
-// The scale's reading in grams as shown: within 0.05 g of zero it reads 0 (a tared scale's
-// rounding noise printed "-0.0 g").
-double shownGrams(const ScaleReading& s) {
-    const double g = double(s.kilograms) * 1000;
-    return std::fabs(g) < 0.05 ? 0.0 : g;
+// The scale's reading as shown: within 0.05 g of zero it reads 0 (a tared scale's rounding noise
+// printed "-0.0 g"); before the first step it reads "--" (the spring starts unstretched, so the tare
+// alone read -500.0 g in a recording's first frame).
+std::string shownScale(const GraspReadings& r) {
+    if (!r.scaleSettled) return "scale -- g";
+    const double g = double(r.scale.kilograms) * 1000;
+    char text[48];
+    std::snprintf(text, sizeof text, "scale %.1f g", std::fabs(g) < 0.05 ? 0.0 : g);
+    return text;
 }
 
 }  // namespace
@@ -124,7 +129,7 @@ void SandboxApp::drawGraspWindow() {
         ImGui::Text(" rise %.3f m", double(r.objectRise));
         if (spec.scaleJoint >= 0) {
             ImGui::SameLine();
-            ImGui::Text("  scale %.1f g", shownGrams(r.scale));
+            ImGui::Text("  %s", shownScale(r).c_str());
         }
         if (ImGui::BeginTable("sensors", 5, ImGuiTableFlags_SizingStretchProp)) {
             for (const char* h : {"finger", "grip N", "normal N", "friction N", "pad"}) ImGui::TableSetupColumn(h);
@@ -196,7 +201,7 @@ void SandboxApp::drawGraspOverlay(int copy) {
     }
     if (spec.scaleJoint >= 0) {
         const Vec3 at = w.state().pos[w.model().joints[spec.scaleJoint].bodyB];
-        std::snprintf(text, sizeof text, "scale %.1f g", shownGrams(r.scale));
+        std::snprintf(text, sizeof text, "%s", shownScale(r).c_str());
         debugRenderer_.text(at + Vec3{0, Real(0.12), Real(0.02)}, text, Color{1, 1, 1, 1});   // past the platform's far edge
     }
 }

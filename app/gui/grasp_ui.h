@@ -39,6 +39,7 @@ struct GraspReadings {
     std::vector<Real> drive;                         // (fingers) drive force, N (torque / lever)
     std::vector<PadReading> pads;                    // (fingers)
     ScaleReading scale;
+    bool scaleSettled = false;                       // read after a step (at t = 0 the spring holds nothing yet)
     Real objectRise = 0;                             // m, the object's height above its start
     std::vector<std::vector<float>> historyGrip;     // (fingers) N
     std::vector<std::vector<float>> historyNormal;   // (fingers) N
