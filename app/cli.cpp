@@ -59,6 +59,7 @@ void printUsage(std::FILE* out) {
         "  --keep-best on|off (Newton returns its least-merit iterate when it ends at its cap twice worse)\n"
         "  --forcing ETA (0 < ETA < 1: Eisenstat-Walker linear tolerance per Newton iteration, at most ETA; 0: off)\n"
         "  --step-cut G (G > 1: a Newton step raising the merit more than G times is halved, twice at most; 0: off)\n"
+        "  --preconditioner diagonal|block (PCG and PCR; scene key linear_preconditioner)\n"
         "  --script (play the scene's grasp script) | --script=FILE   --grip-force N (replaces the script's)\n"
         "SCENE is a library name (sandbox list) or a path to a scene .json file.\n",
         kDefaultScene);
@@ -94,6 +95,7 @@ bool parseRunOptions(int argc, char** argv, int first, RunOptions& o, std::strin
                                           "--newton", "--iters", "--seed", "--substeps", "--trace",
                                           "--state-out", "--threads", "--backend", "--overlap-every",
                                           "--grip-force", "--cull-rows", "--keep-best", "--forcing", "--step-cut",
+                                          "--preconditioner",
                                           "--ccp-solver", "--ccp-iters"};
             for (const char* k : known)
                 if (a == k) return fail("option " + a + " needs a value");
@@ -171,6 +173,10 @@ bool parseRunOptions(int argc, char** argv, int first, RunOptions& o, std::strin
         } else if (a == "--step-cut") {
             if (!parseDouble(v, d) || !(d == 0 || d > 1) || d > 1e12) return bad("a merit growth factor > 1, or 0");
             o.stepCut = d;
+        } else if (a == "--preconditioner") {
+            Preconditioner p;
+            if (!parsePreconditioner(v.c_str(), p)) return bad("diagonal or block");
+            o.preconditioner = p;
         } else if (a == "--backend") {
             if (v != "cpu" && v != "cuda") return bad("cpu or cuda");
             o.backend = v;
@@ -198,6 +204,7 @@ void applyRunOptions(const RunOptions& o, WorldSettings& s) {
     if (o.keepBest) s.solver.keepBestIterate = *o.keepBest;
     if (o.forcing) s.solver.linearForcing = Real(*o.forcing);
     if (o.stepCut) s.solver.stepCutGrowth = Real(*o.stepCut);
+    if (o.preconditioner) s.solver.preconditioner = *o.preconditioner;
 }
 
 }  // namespace cs

@@ -31,6 +31,7 @@ struct RunOptions {
     std::optional<bool> keepBest;         // --keep-best on|off (SolverSettings::keepBestIterate)
     std::optional<double> forcing;        // --forcing ETA_MAX (SolverSettings::linearForcing)
     std::optional<double> stepCut;        // --step-cut G (SolverSettings::stepCutGrowth)
+    std::optional<Preconditioner> preconditioner;   // --preconditioner diagonal|block
     uint64_t seed = 0;                    // added to every random seed of the scene
     bool json = false;                    // one JSON object on stdout at the end
     bool sleeping = false;                // --sleeping: islands at rest sleep (WorldSettings::sleeping)

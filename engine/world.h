@@ -50,6 +50,8 @@ struct SolverSettings {
     ContactModelType contactModel = ContactModelType::Standard;
     NcpFunction ncp = NcpFunction::FischerBurmeister;
     LinearSolverType linearSolver = LinearSolverType::PCR;
+    Preconditioner preconditioner = Preconditioner::Diagonal;   // PCG and PCR: diagonal, or blocks over the
+                                         //   runs of rows on one body pair (block_preconditioner_hd.h)
     int newtonIterations = 8;
     int linearIterations = 40;
     Real newtonTolerance = Real(1e-5);   // m/s: stop when the NCP merit ||phi|| drops below this.

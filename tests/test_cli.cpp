@@ -75,6 +75,7 @@ TEST_CASE("cli: bad input exits with status 2 and one line") {
     checkUsageError("run box_on_plane --steps 0", "--steps");
     checkUsageError("run box_on_plane --solver magic", "jacobi, gs, pcg or pcr");
     checkUsageError("run box_on_plane --cull-rows maybe", "on or off");
+    checkUsageError("run box_on_plane --preconditioner ilu", "diagonal or block");
     checkUsageError("run box_on_plane --steps 2 --seconds 1", "not both");
     checkUsageError("run", "missing scene");
 

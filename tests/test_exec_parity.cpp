@@ -66,15 +66,15 @@ Parity compare(World& cpu, World& host, int steps, int countSteps) {
     return p;
 }
 
-}  // namespace
-
-TEST_CASE("exec parity: the device pipeline on the host executor equals the CPU backend on every library scene") {
+// Every library scene the pipeline covers, bit for bit, with PCG and PCR's preconditioner p.
+void compareEveryScene(Preconditioner p) {
     constexpr int kSteps = 60, kCountSteps = 20;
     int compared = 0;
     for (const std::string& name : listScenes()) {
         CAPTURE(name);
         World cpu = loadWorld(name);
         World host = loadWorld(name);
+        cpu.settings.solver.preconditioner = host.settings.solver.preconditioner = p;
         std::string why;
         if (!pipelineSupports(host, &why)) {
             MESSAGE(name << ": not on the device pipeline (" << why << ")");
@@ -92,6 +92,16 @@ TEST_CASE("exec parity: the device pipeline on the host executor equals the CPU 
     CHECK(compared >= 10);
 }
 
+}  // namespace
+
+TEST_CASE("exec parity: the device pipeline on the host executor equals the CPU backend on every library scene") {
+    compareEveryScene(Preconditioner::Diagonal);
+}
+
+TEST_CASE("exec parity: the same with the block preconditioner (block_preconditioner_hd.h)") {
+    compareEveryScene(Preconditioner::Block);
+}
+
 TEST_CASE("exec parity: every linear solver and NCP function, substeps, on the pyramid and the card house") {
     struct Variant {
         const char* name;
@@ -100,6 +110,7 @@ TEST_CASE("exec parity: every linear solver and NCP function, substeps, on the p
         int substeps;
         Real tolerance;   // m; 0: bit for bit
         int iterations;
+        Preconditioner preconditioner = Preconditioner::Diagonal;
     };
     const Variant variants[] = {
         {"jacobi", LinearSolverType::Jacobi, NcpFunction::FischerBurmeister, 1, 0, 40},
@@ -107,6 +118,8 @@ TEST_CASE("exec parity: every linear solver and NCP function, substeps, on the p
         {"pcr/min-map", LinearSolverType::PCR, NcpFunction::MinimumMap, 1, 0, 40},
         {"pcr/2 substeps", LinearSolverType::PCR, NcpFunction::FischerBurmeister, 2, 0, 40},
         {"gs", LinearSolverType::GaussSeidel, NcpFunction::FischerBurmeister, 1, Real(2e-3), 40},
+        {"pcg/block", LinearSolverType::PCG, NcpFunction::FischerBurmeister, 1, 0, 40, Preconditioner::Block},
+        {"pcr/block/2 substeps", LinearSolverType::PCR, NcpFunction::FischerBurmeister, 2, 0, 40, Preconditioner::Block},
     };
     for (const char* scene : {"pyramid", "card_house"}) {
         for (const Variant& v : variants) {
@@ -118,6 +131,7 @@ TEST_CASE("exec parity: every linear solver and NCP function, substeps, on the p
                 w->settings.solver.ncp = v.ncp;
                 w->settings.substeps = v.substeps;
                 w->settings.solver.linearIterations = v.iterations;
+                w->settings.solver.preconditioner = v.preconditioner;
             }
             const Parity p = compare(cpu, host, 40, 20);
             MESSAGE(std::string(scene) << " " << std::string(v.name) << ": largest position difference " << p.worstPosition
@@ -127,3 +141,4 @@ TEST_CASE("exec parity: every linear solver and NCP function, substeps, on the p
         }
     }
 }
+

@@ -356,10 +356,13 @@ TEST_CASE("gpu parity: every library scene on the CPU and the GPU backend") {
     }
     constexpr int kParitySteps = 60, kCountSteps = 20;
     const Real kPositionTolerance = kPrecisionName[0] == 'f' ? Real(1e-2) : Real(1e-4);   // m
-    for (const std::string& name : listScenes()) {
+    for (const std::string& name : listScenes())
+    for (Preconditioner pc : {Preconditioner::Diagonal, Preconditioner::Block}) {   // PCG and PCR's M
         CAPTURE(name);
+        CAPTURE(std::string(preconditionerName(pc)));
         World cpu = loadWorld(name);
         World host = loadWorld(name);
+        cpu.settings.solver.preconditioner = host.settings.solver.preconditioner = pc;
         if (!gpuSupports(host, &why)) {
             MESSAGE("SKIP gpu parity for " << name << ": " << why);
             continue;
@@ -374,7 +377,8 @@ TEST_CASE("gpu parity: every library scene on the CPU and the GPU backend") {
             for (int b = 0; b < cpu.model().bodyCount(); ++b)
                 worst = std::max(worst, length(cpu.state().pos[b] - host.state().pos[b]));
         }
-        MESSAGE(name << ": largest position difference " << worst << " m over " << kParitySteps << " steps");
+        MESSAGE(name << " (" << preconditionerName(pc) << "): largest position difference " << worst << " m over "
+                     << kParitySteps << " steps");
         CHECK(worst <= kPositionTolerance);
     }
     // Deterministic mode: two runs, the same bits.

@@ -145,6 +145,11 @@ struct PipelineData {
     Buffer<Real> jv, diagA, compliance, residual, merit, invDiag, r, z, p, q, ap, az, best, power, powerOut;
     Buffer<uint64_t> entryKeys, entryKeysOut;  // (2 rows) scatter entries body << 32 | row, sorted
     Buffer<Real> newtonBest;                   // (rows) the least-merit iterate's impulses
+    // The block preconditioner (block_preconditioner_hd.h, pipeline_solve.h recordBlockPreconditioner):
+    // (rows) run heads below rowCount, their exclusive scan, each row's block; (rows + 1) each run's
+    // first row; (rows x kMaxBlockRows) the blocks' inverses.
+    Buffer<int> blockHead, runIndex, runFirst, blockFirst, blockSize;
+    Buffer<Real> blockInverse;
 
     // ---- the CCP model's PJ, PGS and APGD (pipeline_ccp.h) ----
     Buffer<Real> ccpOffset, ccpLinear, ccpScale;   // (rows) d_i,0, p = J u~ + offset, the block's s_k
@@ -184,6 +189,9 @@ void reserveContacts(PipelineData<Exec>& d, int pairs, int slots, int contacts) 
                     &d.diagA, &d.compliance, &d.residual, &d.merit, &d.invDiag, &d.r, &d.z, &d.p, &d.q, &d.ap, &d.az,
                     &d.best, &d.power, &d.powerOut, &d.newtonBest})
         b->reserve(rows);
+    for (auto* b : {&d.blockHead, &d.runIndex, &d.blockFirst, &d.blockSize}) b->reserve(rows);
+    d.runFirst.reserve(rows + 1);
+    d.blockInverse.reserve(rows * kMaxBlockRows);
     const size_t columns = d.fem.wide() ? 4 : 2;   // scatter entries per row
     d.entryKeys.reserve(columns * rows);
     d.entryKeysOut.reserve(columns * rows);

@@ -1,5 +1,6 @@
 // The solve stage of the pipeline: [NSN] Algorithm 1 (engine/solver/newton.cpp) and the four
-// matrix-free linear solvers (engine/solver/linear_solvers.cpp) over the executor verbs.
+// matrix-free linear solvers (engine/solver/linear_solvers.cpp) over the executor verbs, PCG and
+// PCR with the diagonal or the block preconditioner (engine/solver/block_preconditioner_hd.h).
 //
 // The per-row and per-body math is the shared CS_HD code (constraint_rows.h evalRow, row_system.h,
 // gpu/step_hd.h); the scalar decisions are krylov_steps_hd.h's, the ones the CPU solvers take.
@@ -32,7 +33,38 @@ struct SolveView {
     const int* bodyStart;       // (bodies + 1) each body's entries
     int rowCapacity, bodies;
     bool sorted;                // deterministic scatter (else atomics, CUDA only)
+    bool block;                 // PCG and PCR precondition with block (recordBlockPreconditioner)
+    BlockPreconditionerView m;  // its layout and inverse
 };
+
+// The block-Jacobi preconditioner over the runs (block_preconditioner_hd.h), laid out and
+// factorized with the current compliance, as linear_solvers.cpp buildBlockPreconditioner does:
+// each run's first row from the scan of the run heads, each row's block, then every block's
+// first row factorizes its block (the same CS_HD factorBlock, so the same bits).
+template <class Exec>
+void recordBlockPreconditioner(Exec& ex, PipelineData<Exec>& d, const SolveView& v) {
+    StepCounters* c = v.c;
+    const RowSystemView s = v.sys;
+    const int* head = v.runHead;
+    int *masked = d.blockHead.data(), *runIndex = d.runIndex.data(), *runFirst = d.runFirst.data();
+    int *blockFirst = d.blockFirst.data(), *blockSize = d.blockSize.data();
+    Real* inverse = d.blockInverse.data();
+    const int* gate = &c->newtonActive;
+    ex.forEach(v.rowCapacity, nullptr, gate, [=] CS_LAMBDA(int i) { masked[i] = i < c->rowCount ? head[i] : 0; });
+    ex.exclusiveScan(masked, runIndex, v.rowCapacity);
+    // Run k of row i: runIndex[i] + head[i] - 1; runFirst gets rowCount after the last run.
+    ex.forEach(v.rowCapacity, &c->rowCount, gate, [=] CS_LAMBDA(int i) {
+        if (head[i]) runFirst[runIndex[i]] = i;
+        if (i == c->rowCount - 1) runFirst[runIndex[i] + head[i]] = c->rowCount;
+    });
+    ex.forEach(v.rowCapacity, &c->rowCount, gate, [=] CS_LAMBDA(int i) {
+        const int k = runIndex[i] + head[i] - 1;
+        blockOfRow(runFirst[k], runFirst[k + 1], i, blockFirst[i], blockSize[i]);
+    });
+    ex.forEach(v.rowCapacity, &c->rowCount, gate, [=] CS_LAMBDA(int i) {
+        if (blockFirst[i] == i) factorBlock(s, i, blockSize[i], inverse);
+    });
+}
 
 // w = H^-1 J^T x, gated by *gate.
 template <class Exec>
@@ -150,8 +182,10 @@ void recordPCG(Exec& ex, PipelineData<Exec>& d, const SolveView& v, int iteratio
     Real* best = d.best.data();
     const Real* invDiag = d.invDiag.data();
     const int* rows = &c->rowCount;
+    const bool block = v.block;
+    const BlockPreconditionerView m = v.m;
     ex.forEach(v.rowCapacity, rows, &c->newtonActive, [=] CS_LAMBDA(int i) {
-        p[i] = z[i] = invDiag[i] * r[i];
+        p[i] = z[i] = block ? applyBlockRow(m, i, r) : invDiag[i] * r[i];
         best[i] = x[i];
     });
     ex.sum(rows, &c->newtonActive, kBlockedSum, &l->rz, [=] CS_LAMBDA(int i) { return r[i] * z[i]; });
@@ -165,8 +199,10 @@ void recordPCG(Exec& ex, PipelineData<Exec>& d, const SolveView& v, int iteratio
             x[i] += l->alpha * p[i];
             const Real ri = r[i] - l->alpha * ap[i];
             r[i] = ri;
-            z[i] = invDiag[i] * ri;
+            if (!block) z[i] = invDiag[i] * ri;
         });
+        if (block)   // z = M^-1 r needs the whole block's new r
+            ex.forEach(v.rowCapacity, rows, &l->active, [=] CS_LAMBDA(int i) { z[i] = applyBlockRow(m, i, r); });
         ex.sum(rows, &l->active, kBlockedSum, &l->rr, [=] CS_LAMBDA(int i) { return r[i] * r[i]; });
         ex.sum(rows, &l->active, kBlockedSum, &l->rzNext, [=] CS_LAMBDA(int i) { return r[i] * z[i]; });
         const bool last = it + 1 == iterations;
@@ -198,7 +234,10 @@ void recordPCR(Exec& ex, PipelineData<Exec>& d, const SolveView& v, int iteratio
     const Real* invDiag = d.invDiag.data();
     Spatial* w = d.w.data();
     const int* rows = &v.c->rowCount;
-    ex.forEach(v.rowCapacity, rows, &l->active, [=] CS_LAMBDA(int i) { z[i] = invDiag[i] * r[i]; });
+    const bool block = v.block;
+    const BlockPreconditionerView m = v.m;
+    ex.forEach(v.rowCapacity, rows, &l->active,
+               [=] CS_LAMBDA(int i) { z[i] = block ? applyBlockRow(m, i, r) : invDiag[i] * r[i]; });
     ex.sum(rows, &l->active, kBlockedSum, &l->normSq, [=] CS_LAMBDA(int i) { return z[i] * r[i]; });
     recordProduct(ex, v, z, nullptr, az, z, &l->rho, w, &l->active);
     for (int it = 0; it < iterations && !ex.stopped(&l->active); ++it) {
@@ -209,8 +248,10 @@ void recordPCR(Exec& ex, PipelineData<Exec>& d, const SolveView& v, int iteratio
             const Real api = az[i] + (keep != Real(0) ? keep * ap[i] : Real(0));
             p[i] = z[i] + (keep != Real(0) ? keep * p[i] : Real(0));
             ap[i] = api;
-            q[i] = invDiag[i] * api;
+            if (!block) q[i] = invDiag[i] * api;
         });
+        if (block)   // q = M^-1 Ap needs the whole block's new Ap
+            ex.forEach(v.rowCapacity, rows, &l->active, [=] CS_LAMBDA(int i) { q[i] = applyBlockRow(m, i, ap); });
         ex.sum(rows, &l->active, kBlockedSum, &l->qap, [=] CS_LAMBDA(int i) { return q[i] * ap[i]; });
         ex.sum(rows, &l->active, kBlockedSum, &l->qr, [=] CS_LAMBDA(int i) { return q[i] * r[i]; });
         ex.serial(&l->active, [=] CS_LAMBDA() {
@@ -258,11 +299,18 @@ void recordLinearSolve(Exec& ex, PipelineData<Exec>& d, const SolveView& v, cons
         l->active = !linearDone(l->residual, l->target);
     });
     const int n = settings.linearIterations;
+    SolveView vb = v;   // PCG and PCR with the block preconditioner (linear_solvers.cpp solveLinear)
+    vb.block = settings.preconditioner == Preconditioner::Block &&
+               (settings.linearSolver == LinearSolverType::PCG || settings.linearSolver == LinearSolverType::PCR);
+    if (vb.block) {
+        vb.m = BlockPreconditionerView{d.blockFirst.data(), d.blockSize.data(), d.blockInverse.data()};
+        recordBlockPreconditioner(ex, d, vb);
+    }
     switch (settings.linearSolver) {
     case LinearSolverType::Jacobi: recordJacobi(ex, d, v, n); break;
     case LinearSolverType::GaussSeidel: recordGaussSeidel(ex, d, v, n); break;
-    case LinearSolverType::PCG: recordPCG(ex, d, v, n); break;
-    case LinearSolverType::PCR: recordPCR(ex, d, v, n); break;
+    case LinearSolverType::PCG: recordPCG(ex, d, vb, n); break;
+    case LinearSolverType::PCR: recordPCR(ex, d, vb, n); break;
     }
     ex.serial(&c->newtonActive, [=] CS_LAMBDA() { c->linearIterations += l->iterations; });
 }

@@ -78,6 +78,10 @@ void readSettings(JsonObject& obj, WorldSettings& w) {
     if (obj.has("solver") && !parseSolverTypeName(obj.text("solver"), s.linearSolver))
         obj.fail("solver", "unknown linear solver \"" + obj.text("solver") +
                                "\" (expected jacobi, gs, pcg or pcr)");
+    if (obj.has("linear_preconditioner") &&
+        !parsePreconditioner(obj.text("linear_preconditioner").c_str(), s.preconditioner))
+        obj.fail("linear_preconditioner", "unknown preconditioner \"" + obj.text("linear_preconditioner") +
+                                              "\" (expected diagonal or block)");
     s.newtonIterations = obj.integer("newton", s.newtonIterations, 1, SceneLimits::newton);
     s.linearIterations = obj.integer("iters", s.linearIterations, 1, SceneLimits::iters);
     s.newtonTolerance = obj.nonNegative("newton_tol", s.newtonTolerance);

@@ -319,7 +319,8 @@ void solveGaussSeidel(const RowSystemView& s, const Real* b, Real* x,
     }
 }
 
-// Preconditioned conjugate gradient, M = diag(A) (Saad 2003, algorithm 9.1).
+// Preconditioned conjugate gradient, M = diag(A) or the block diagonal of A over the runs
+// (block_preconditioner_hd.h; Saad 2003, algorithm 9.1).
 // CG's residual is not monotone ([NSN] 8.2), and on a singular system rounding leaves a part of
 // r outside range(A) once the rest has converged: the iteration then drifts along the null space
 // and the residual grows without bound (seen on redundant box contacts: 1e-15 relative, then 1e3
@@ -328,7 +329,7 @@ void solveGaussSeidel(const RowSystemView& s, const Real* b, Real* x,
 // residual; the history keeps every iterate's). The scalar steps are krylov_steps_hd.h's.
 
 void solvePCG(const RowSystemView& s, const Real* b, Real* x, const LinearSolverSettings& st,
-              LinearSolverScratch& sc, Monitor& m) {
+              LinearSolverScratch& sc, Monitor& m, const BlockPreconditionerView* block) {
     const int n = s.rowCount;
     Real *r = sc.r.data(), *z = sc.z.data(), *p = sc.p.data(), *ap = sc.Ap.data();
     Real *invDiag = sc.d.data(), *best = sc.q.data();
@@ -339,7 +340,7 @@ void solvePCG(const RowSystemView& s, const Real* b, Real* x, const LinearSolver
     blockedSums(n, rz, [&](int begin, int end, Real* acc) {
         Real sum = 0;
         for (int i = begin; i < end; ++i) {
-            Real zi = invDiag[i] * r[i];
+            Real zi = block ? applyBlockRow(*block, i, r) : invDiag[i] * r[i];
             p[i] = z[i] = zi;
             best[i] = x[i];
             sum += r[i] * zi;
@@ -355,7 +356,28 @@ void solvePCG(const RowSystemView& s, const Real* b, Real* x, const LinearSolver
         Real alpha;
         if (!pcgStepLength(pap, rz[0], alpha)) break;
         Real sums[2];  // r.r, r.z
-        blockedSums(n, sums, [&](int begin, int end, Real* acc) {
+        if (block) {   // z = M^-1 r needs every r_j of the row's block: a pass of its own
+            Real rr[1], rz[1];
+            blockedSums(n, rr, [&](int begin, int end, Real* acc) {
+                Real sum = 0;
+                for (int i = begin; i < end; ++i) {
+                    x[i] += alpha * p[i];
+                    r[i] -= alpha * ap[i];
+                    sum += r[i] * r[i];
+                }
+                acc[0] = sum;
+            });
+            blockedSums(n, rz, [&](int begin, int end, Real* acc) {
+                Real sum = 0;
+                for (int i = begin; i < end; ++i) {
+                    z[i] = applyBlockRow(*block, i, r);
+                    sum += r[i] * z[i];
+                }
+                acc[0] = sum;
+            });
+            sums[0] = rr[0];
+            sums[1] = rz[0];
+        } else blockedSums(n, sums, [&](int begin, int end, Real* acc) {
             Real rr = 0, rz = 0;
             for (int i = begin; i < end; ++i) {
                 x[i] += alpha * p[i];
@@ -388,7 +410,9 @@ void solvePCG(const RowSystemView& s, const Real* b, Real* x, const LinearSolver
     }
 }
 
-// Preconditioned conjugate residual with the left diagonal preconditioner M = diag(A): CR
+// Preconditioned conjugate residual with the left preconditioner M = diag(A), or M = the block
+// diagonal of A over the runs (block_preconditioner_hd.h; then q . Ap = Ap^T M^-1 Ap >= 0 holds
+// up to rounding, and the same guards stop the solve where it does not): CR
 // (Saad 2003, section 6.8) on M^-1 A x = M^-1 b in the M inner product. Each iteration
 // minimizes the preconditioned residual norm ||r||_{M^-1} = sqrt(r^T M^-1 r) over the Krylov
 // space ([NSN] eq. 69), so that norm never increases; the 2-norm recorded in the history need
@@ -407,7 +431,7 @@ void solvePCG(const RowSystemView& s, const Real* b, Real* x, const LinearSolver
 // Passes per iteration: scatter and gather of z (fused with z . Az), one update of p, Ap and q
 // (fused with q . Ap and q . r), one update of x, r and z (fused with r . r).
 void solvePCR(const RowSystemView& s, const Real* b, Real* x, const LinearSolverSettings& st,
-              LinearSolverScratch& sc, Monitor& m) {
+              LinearSolverScratch& sc, Monitor& m, const BlockPreconditionerView* block) {
     const int n = s.rowCount;
     Real *r = sc.r.data(), *z = sc.z.data(), *p = sc.p.data(), *q = sc.q.data();
     Real *ap = sc.Ap.data(), *az = sc.Az.data(), *invDiag = sc.d.data();
@@ -419,7 +443,7 @@ void solvePCR(const RowSystemView& s, const Real* b, Real* x, const LinearSolver
     blockedSums(n, normSq, [&](int begin, int end, Real* acc) {
         Real sum = 0;
         for (int i = begin; i < end; ++i) {
-            z[i] = invDiag[i] * r[i];
+            z[i] = block ? applyBlockRow(*block, i, r) : invDiag[i] * r[i];
             sum += z[i] * r[i];
         }
         acc[0] = sum;
@@ -430,7 +454,24 @@ void solvePCR(const RowSystemView& s, const Real* b, Real* x, const LinearSolver
     for (int it = 0; it < st.maxIterations && !m.done(); ++it) {
         // p = z + beta p, Ap = Az + beta Ap (the first pass: p = z, Ap = Az), q = M^-1 Ap.
         Real dots[2];  // q . Ap, q . r
-        blockedSums(n, dots, [&](int begin, int end, Real* acc) {
+        if (block) {   // q = M^-1 Ap needs every Ap_j of the row's block: a pass of its own
+            const Real keep = it == 0 ? Real(0) : beta;
+#pragma omp parallel for if (n > kParallelRows)
+            for (int i = 0; i < n; ++i) {
+                p[i] = z[i] + (keep != Real(0) ? keep * p[i] : Real(0));
+                ap[i] = az[i] + (keep != Real(0) ? keep * ap[i] : Real(0));
+            }
+            blockedSums(n, dots, [&](int begin, int end, Real* acc) {
+                Real qap = 0, qr = 0;
+                for (int i = begin; i < end; ++i) {
+                    q[i] = applyBlockRow(*block, i, ap);
+                    qap += q[i] * ap[i];
+                    qr += q[i] * r[i];
+                }
+                acc[0] = qap;
+                acc[1] = qr;
+            });
+        } else blockedSums(n, dots, [&](int begin, int end, Real* acc) {
             // beta = 0 on the first pass, and p, Ap are not yet initialized (0 * NaN = NaN).
             const Real keep = it == 0 ? Real(0) : beta;
             Real qap = 0, qr = 0;
@@ -498,11 +539,18 @@ LinearSolveResult solveLinear(LinearSolverType type, const RowSystemView& system
                                  &scratch.Az, &scratch.d})
         ensureSize(*v, n);
     Monitor monitor(settings, std::sqrt(dotProduct(b, b, n)), residualHistory);
+    const bool krylov = type == LinearSolverType::PCG || type == LinearSolverType::PCR;
+    BlockPreconditionerView blockView;
+    const BlockPreconditionerView* block = nullptr;
+    if (krylov && settings.preconditioner == Preconditioner::Block && n > 0) {
+        blockView = buildBlockPreconditioner(system, scratch.block);
+        block = &blockView;
+    }
     switch (type) {
         case LinearSolverType::Jacobi: solveJacobi(system, b, x, settings, scratch, monitor); break;
         case LinearSolverType::GaussSeidel: solveGaussSeidel(system, b, x, settings, scratch, monitor); break;
-        case LinearSolverType::PCG: solvePCG(system, b, x, settings, scratch, monitor); break;
-        case LinearSolverType::PCR: solvePCR(system, b, x, settings, scratch, monitor); break;
+        case LinearSolverType::PCG: solvePCG(system, b, x, settings, scratch, monitor, block); break;
+        case LinearSolverType::PCR: solvePCR(system, b, x, settings, scratch, monitor, block); break;
     }
     return monitor.result;
 }

@@ -1,10 +1,12 @@
 // Four linear solvers for the Newton system A x = b of row_system.h, behind one signature
 // (as MuJoCo's mj_solPGS / mj_solCG share one): Jacobi, Gauss-Seidel, PCG and PCR, each with the
-// diagonal (Jacobi) preconditioner where it applies. [NSN] section 8.2 and figure 11.
+// diagonal (Jacobi) preconditioner where it applies, or for PCG and PCR the block-Jacobi one over
+// the runs of rows on one body pair (block_preconditioner_hd.h). [NSN] section 8.2 and figure 11.
 #pragma once
 
 #include <vector>
 
+#include "engine/solver/block_preconditioner.h"
 #include "engine/solver/row_system.h"
 
 namespace cs {
@@ -17,6 +19,8 @@ struct LinearSolverSettings {
     Real jacobiOmega = 0;         // Jacobi relaxation; <= 0: automatic, 1 / lambda_max(D^-1 A) estimated
                                   // by power iteration (a fixed omega diverges where a row has many
                                   // neighbours)
+    Preconditioner preconditioner = Preconditioner::Diagonal;   // PCG and PCR: M = diag(A) or the
+                                  // blocks of A over the runs (Jacobi and Gauss-Seidel: diagonal)
 };
 
 struct LinearSolveResult {
@@ -29,6 +33,7 @@ struct LinearSolveResult {
 struct LinearSolverScratch {
     std::vector<Spatial> w;                   // (bodies) H^-1 J^T x
     std::vector<Real> r, z, p, q, Ap, Az, d;  // (rows) Krylov vectors and the diagonal
+    BlockPreconditionerScratch block;         // the block preconditioner's layout and inverse
 };
 
 // Solves A x = b starting from the given x (zero or warm). Records ||b - A x|| after each

@@ -286,6 +286,7 @@ void solveNewton(const SolverSettings& settings, Real h, ConstraintRows& rows, B
     LinearSolverSettings linear;
     linear.maxIterations = settings.linearIterations;
     linear.tolerance = settings.linearTolerance;
+    linear.preconditioner = settings.preconditioner;
 
     // Merit: ||phi|| over all rows in m/s, after linearizing every row at (u, lambda).
     auto evaluate = [&]() {
