@@ -6,11 +6,13 @@
 //                solved by each CCP solver from the same state (warm impulses of --settle PGS
 //                steps), the CCP merit after every iteration until it is below --tol (RMS over
 //                the contacts, m/s: the merit's 2-norm below tol x sqrt(contacts)) or --iters
-//                iterations, and the solve time of that step (one thread).
+//                iterations, and the solve time of that step (one thread); --solvers pj,pgs,apgd,newton-pcr
+//                picks some of them.
 //                  ccp_pile_residual.csv  size, solver, iteration, merit (m/s)
 //                  ccp_pile_time.csv      size, solver, bodies, contacts, iterations, solve ms, final merit
-//   ccp-liftoff  and ccp-scenes: app/ccp_experiment_scenes.cpp.
+//   ccp-liftoff  and ccp-scenes: app/ccp_experiment_scenes.cpp; ccp-newton: app/ccp_experiment_newton.cpp.
 // scripts/ccp_plot.py draws ccp_pile.png and ccp_liftoff.png from the CSVs; ccp-all runs it.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -95,6 +97,7 @@ struct PileOptions {
     double tolerance = 1e-4;   // m/s, RMS over the contacts: the solvers stop at this x sqrt(contacts)
     int settle = 3;
     std::string outDir = "docs";
+    std::string solvers;       // comma-separated names of the solvers to run; empty: all
 };
 
 void runPile(const PileOptions& o) {
@@ -123,6 +126,7 @@ void runPile(const PileOptions& o) {
         const State start = w.state();
         const Real tolerance = Real(o.tolerance * std::sqrt(double(std::max<size_t>(w.contacts().size(), 1))));
         for (const Variant& v : variants) {
+            if (!o.solvers.empty() && ("," + o.solvers + ",").find("," + std::string(v.name) + ",") == std::string::npos) continue;
             w.state() = start;
             w.settings.solver.ccp.solver = v.type;
             w.settings.solver.ccp.iterations = o.iterations;
@@ -168,8 +172,9 @@ bool parseSizes(const char* text, std::vector<int>& out) {
 
 int runCcpExperiment(int argc, char** argv) {
     const std::string which = argv[2];
-    if (which != "ccp-pile" && which != "ccp-liftoff" && which != "ccp-scenes" && which != "ccp-all") {
-        std::fprintf(stderr, "sandbox experiment: unknown experiment %s (ccp-pile, ccp-liftoff, ccp-scenes or ccp-all)\n", which.c_str());
+    if (which != "ccp-pile" && which != "ccp-liftoff" && which != "ccp-scenes" && which != "ccp-newton" && which != "ccp-all") {
+        std::fprintf(stderr, "sandbox experiment: unknown experiment %s (ccp-pile, ccp-liftoff, ccp-scenes, ccp-newton or ccp-all)\n",
+                     which.c_str());
         return 2;
     }
     PileOptions pile;
@@ -211,14 +216,30 @@ int runCcpExperiment(int argc, char** argv) {
         }
         else if (a == "--settle") pile.settle = positive(value(), 1000);
         else if (a == "--seconds") scenes.seconds = positive(value(), 1000);
+        else if (a == "--solvers") {
+            pile.solvers = value();
+            for (size_t at = 0; at <= pile.solvers.size();) {
+                const size_t comma = std::min(pile.solvers.find(',', at), pile.solvers.size());
+                const std::string name = pile.solvers.substr(at, comma - at);
+                if (name != "pj" && name != "pgs" && name != "apgd" && name != "newton-pcr") {
+                    std::fprintf(stderr, "sandbox experiment: bad value \"%s\" for --solvers: expected names of pj, pgs, apgd, newton-pcr\n",
+                                 pile.solvers.c_str());
+                    return 2;
+                }
+                at = comma + 1;
+            }
+        }
+        else if (a == "--newton-iters") scenes.newtonIterations = positive(value(), 1000);
         else {
-            std::fprintf(stderr, "sandbox experiment: unknown option %s (ccp experiments take --out, --sizes, --iters, --tol, --settle, --seconds)\n", a.c_str());
+            std::fprintf(stderr, "sandbox experiment: unknown option %s (ccp experiments take --out, --sizes, --iters, --tol, --settle, "
+                         "--seconds, --newton-iters, --solvers)\n", a.c_str());
             return 2;
         }
     }
     if (which == "ccp-pile" || which == "ccp-all") runPile(pile);
     if (which == "ccp-liftoff" || which == "ccp-all") runLiftoff(scenes);
     if (which == "ccp-scenes" || which == "ccp-all") runCcpScenes(scenes);
+    if (which == "ccp-newton" || which == "ccp-all") runCcpNewton(scenes);
     if (which == "ccp-all") {
         const std::string cmd = "/usr/bin/python3 '" CS_SOURCE_DIR "/scripts/ccp_plot.py' '" + pile.outDir + "'";
         if (std::system(cmd.c_str()) != 0) std::fprintf(stderr, "sandbox experiment: %s failed (needs python3-matplotlib)\n", cmd.c_str());

@@ -158,6 +158,7 @@ struct SolveStats {
     std::vector<Real> newtonResidual;                // (newton iters + 1)
     std::vector<std::vector<Real>> linearResidual;   // (newton iters) x (linear iters + 1)
     std::vector<Real> ccpMerit;                      // [CCP] model: its merit (m/s) per iteration, entry 0 at the start
+    int ccpFallbacks = 0;                // [CCP] Newton: iterations whose step was replaced by APGD's
     int rows = 0;                        // rows of the last solve
     int culledContacts = 0;              // contacts left out of it (SolverSettings::cullRows)
     int cullResolves = 0;                // solves repeated with every row because a left-out contact closed

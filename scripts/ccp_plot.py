@@ -48,7 +48,7 @@ def pile(d):
             b.loglog([p[0] for p in pts], [p[1] for p in pts], "o-", color=color, label=solver)
     b.set_xlabel("bodies")
     b.set_ylabel("solve time per iteration (ms, 1 thread)")
-    b.set_title("time per iteration against body count (Newton: per Newton iteration of 40 PCR)")
+    b.set_title("time per iteration against body count\n(Newton: per Newton iteration, 40 PCR and any APGD fallback)", fontsize=10)
     b.grid(True, which="both", alpha=0.3)
     b.legend(fontsize=8)
     fig.tight_layout()

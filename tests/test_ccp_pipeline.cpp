@@ -2,7 +2,8 @@
 // same text the CUDA executor runs), against World::step with the CPU solvers
 // (engine/solver/ccp_solvers.cpp):
 //  - the relaxed rows (mu on the normal row, gpu/step_hd.h) and the Newton iteration over them
-//    give the same positions step after step; both run every Newton iteration (tolerances 0);
+//    with its APGD fallback (pipeline_ccp_newton.h) give the same positions and take the same
+//    fallbacks step after step; both run every Newton iteration (tolerances 0);
 //  - projected Jacobi, projected Gauss-Seidel (coloured) and APGD (pipeline_ccp.h,
 //    pipeline_ccp_solve.h) give the same positions and the same CCP merit after every iteration,
 //    bit for bit: the per-row math is shared (ccp_steps_hd.h), the host executor adds every sum
@@ -40,23 +41,28 @@ World ccpWorld(const std::string& name, LinearSolverType linear) {
 
 TEST_CASE("ccp pipeline: the relaxed rows and Newton on the device pipeline equal World::step") {
     for (const char* scene : {"friction_ramp", "box_on_plane", "card_house"})
-        for (LinearSolverType linear : {LinearSolverType::PCR, LinearSolverType::PCG}) {
+        for (LinearSolverType linear : {LinearSolverType::PCR, LinearSolverType::PCG, LinearSolverType::Jacobi}) {
             CAPTURE(scene);
             World cpu = ccpWorld(scene, linear), host = ccpWorld(scene, linear);
             std::string why;
             REQUIRE_MESSAGE(pipelineSupports(host, &why), why);
             PipelineWorld<HostExecutor> pipeline(host);
             Real worst = 0, lift = 0;
+            int fallbacks = 0, fallbackMismatch = 0;
             for (int i = 0; i < 40; ++i) {
                 cpu.step();
                 pipeline.step();
                 for (int b = 0; b < cpu.model().bodyCount(); ++b)
                     worst = std::max(worst, length(cpu.state().pos[b] - host.state().pos[b]));
                 for (const Contact& c : cpu.contacts()) lift = std::max(lift, c.ccpSeparation);
+                fallbacks += cpu.solveStats().ccpFallbacks;
+                fallbackMismatch += cpu.solveStats().ccpFallbacks != pipeline.solveStats().ccpFallbacks;
             }
             MESSAGE(std::string(scene), " ", std::string(linearSolverName(linear)), ": largest position difference ", worst, " m over 40 steps",
-                    ", largest CCP separation ", lift, " m");
+                    ", largest CCP separation ", lift, " m, ", fallbacks, " Newton steps replaced by APGD");
             CHECK(worst == 0);
+            CHECK(fallbackMismatch == 0);
+            if (std::string(scene) == "card_house") CHECK(fallbacks > 0);   // the fallback ran on both backends
         }
 }
 

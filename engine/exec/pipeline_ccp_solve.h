@@ -11,8 +11,11 @@ namespace cs {
 // APGD (ccp_solvers.cpp apgd, the scaled problem; ccp_steps_hd.h's scalar steps). One pass of the
 // loop is one trial x_new = Pi(y - S^-1 g_y / L): taken when the quadratic model majorizes f
 // (then the momentum step, the least-merit iterate kept, g_y of the new y), otherwise L doubles.
+// gate: the whole solve is skipped where *gate is 0 (the Newton fallback; ctl->active must then
+// be 0 beforehand).
 template <class Exec>
-void recordApgd(Exec& ex, PipelineData<Exec>& d, const CcpSolveView& v, const CcpSettings& settings) {
+void recordApgd(Exec& ex, PipelineData<Exec>& d, const CcpSolveView& v, const CcpSettings& settings,
+                const int* gate = nullptr) {
     CcpControl* ctl = v.ctl;
     const int* rows = &v.solve.c->rowCount;
     const int* contacts = &v.solve.c->keptContacts;
@@ -24,21 +27,21 @@ void recordApgd(Exec& ex, PipelineData<Exec>& d, const CcpSolveView& v, const Cc
     const int iterations = settings.iterations;
 
     // L_0 = |S^-1/2 (g(x_0 + S^-1/2 1) - g(x_0))| / sqrt(n); the start's merit; y = x_0.
-    ex.forEach(rowCapacity, rows, nullptr, [=] CS_LAMBDA(int i) {
+    ex.forEach(rowCapacity, rows, gate, [=] CS_LAMBDA(int i) {
         x[i] = lambda[i];
         xn[i] = x[i] + Real(1) / std::sqrt(scale[i]);
     });
-    recordCcpGradient(ex, d, v, x, g, nullptr);
-    recordCcpGradient(ex, d, v, xn, gy, nullptr);
-    ex.sum(rows, nullptr, kSerialSum, &ctl->num, [=] CS_LAMBDA(int i) { return (gy[i] - g[i]) * (gy[i] - g[i]) / scale[i]; });
-    recordCcpMeritSq(ex, v, x, g, &ctl->meritSq, nullptr);
-    ex.forEach(rowCapacity, rows, nullptr, [=] CS_LAMBDA(int i) {
+    recordCcpGradient(ex, d, v, x, g, gate);
+    recordCcpGradient(ex, d, v, xn, gy, gate);
+    ex.sum(rows, gate, kSerialSum, &ctl->num, [=] CS_LAMBDA(int i) { return (gy[i] - g[i]) * (gy[i] - g[i]) / scale[i]; });
+    recordCcpMeritSq(ex, v, x, g, &ctl->meritSq, gate);
+    ex.forEach(rowCapacity, rows, gate, [=] CS_LAMBDA(int i) {
         best[i] = x[i];
         y[i] = x[i];
         gy[i] = g[i];
     });
-    ex.sum(rows, nullptr, kSerialSum, &ctl->fx, [=] CS_LAMBDA(int i) { return y[i] * (gy[i] + linear[i]); });
-    ex.serial(nullptr, [=] CS_LAMBDA() {
+    ex.sum(rows, gate, kSerialSum, &ctl->fx, [=] CS_LAMBDA(int i) { return y[i] * (gy[i] + linear[i]); });
+    ex.serial(gate, [=] CS_LAMBDA() {
         const int n = *rows;
         ctl->lipschitz = std::sqrt(ctl->num / Real(n));
         if (!(ctl->lipschitz > 0)) ctl->lipschitz = 1;
@@ -98,7 +101,7 @@ void recordApgd(Exec& ex, PipelineData<Exec>& d, const CcpSolveView& v, const Cc
         ex.serial(&ctl->refresh, [=] CS_LAMBDA() { ctl->fy = Real(0.5) * ctl->fx; });
         ex.serial(nullptr, [=] CS_LAMBDA() { ctl->accepted = ctl->refresh = 0; });
     }
-    ex.forEach(rowCapacity, rows, nullptr, [=] CS_LAMBDA(int i) { lambda[i] = best[i]; });
+    ex.forEach(rowCapacity, rows, gate, [=] CS_LAMBDA(int i) { lambda[i] = best[i]; });
 }
 
 // The whole solve stage for the CCP model with PJ, PGS or APGD.

@@ -74,6 +74,11 @@ struct CcpControl {
     int accepted, refresh;     // APGD: this trial was taken; y moved and needs g_y
     int improved, restart;     // APGD: the trial has the least merit so far; gradient restart
     int iterations, doublings; // iterations done; APGD's doublings of L in a row
+    int outer, fallback, revert;   // Newton (pipeline_ccp_newton.h): going on; this step replaced by
+                                   // APGD; the impulses set back to those before the step
+    int useNewton;                 // Newton: APGD improved on neither iterate, the step is taken
+    int outerIterations, fallbacks;
+    Real before, start;            // Newton: the CCP merit before the step; at APGD's start
     Real merit, meritSq, bestMerit;
     Real omega, estimate, normSq, xnormSq, norm;          // PJ's relaxation by power iteration
     Real lipschitz, theta, beta, fy, fx, gStep, dist, progress, num;   // APGD

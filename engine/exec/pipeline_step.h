@@ -7,7 +7,8 @@
 //   narrow       feature pairs per shape pair, compacted in pair order      pipeline_collide.h
 //   rows         the standard model's merge and rows, warm impulses         pipeline_collide.h
 //   solve        non-smooth Newton with Jacobi / Gauss-Seidel / PCG / PCR   pipeline_newton.h
-//                (the CCP model's PJ / PGS / APGD: pipeline_ccp.h, pipeline_ccp_solve.h)
+//                (the CCP model's PJ / PGS / APGD: pipeline_ccp.h, pipeline_ccp_solve.h; its
+//                Newton with the APGD fallback: pipeline_ccp_newton.h)
 //   integrate    the velocity guard (roll back the substep), integration, the warm-start cache
 //   (FEM)        nodes, element and attachment rows, node integration       pipeline_fem.h
 //                boundary nodes against rigid parts                          pipeline_fem_contact.h
@@ -24,7 +25,7 @@
 #include <vector>
 
 #include "engine/exec/pipeline_collide.h"
-#include "engine/exec/pipeline_ccp_solve.h"
+#include "engine/exec/pipeline_ccp_newton.h"
 #include "engine/exec/pipeline_fem.h"
 #include "engine/exec/pipeline_fem_contact.h"
 #include "engine/exec/pipeline_newton.h"
@@ -115,6 +116,7 @@ void recordStep(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws, bool s
         recordFemContacts(ex, d, ws, h);
         ex.stamp(t + 3);
         if (ccpFirstOrder(ws.solver)) recordCcpSolve(ex, d, ws.solver, h, sorted);
+        else if (ccpNewtonSolve(ws.solver)) recordCcpNewton(ex, d, ws.solver, h, sorted);
         else recordSolve(ex, d, ws.solver, h, sorted);
         ex.stamp(t + 4);
         recordFemGuard(ex, d);

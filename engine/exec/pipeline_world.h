@@ -132,10 +132,11 @@ void PipelineWorld<Exec>::step() {
     const int n = d_.bodies, nodes = d_.fem.nodes;
     if (d_.fem.femBodies) ex_.upload(d_.fem.activation.data(), state.femActivation.data(), d_.fem.femBodies);
     const bool sorted = options_.deterministic || !Exec::kHasAtomicScatter;
-    const bool ccp = ccpFirstOrder(world_.settings.solver);
+    const bool ccp = ccpFirstOrder(world_.settings.solver), ccpNewton = ccpNewtonSolve(world_.settings.solver);
     const int history = ccp ? ccpHistoryLength(world_.settings.solver.ccp) : 0;
-    if (ccp && d_.ccpHistory.capacity() < size_t(history)) {
-        d_.ccpHistory.reserve(history);
+    const int historyCapacity = ccpNewton ? ccpFallbackHistoryLength(world_.settings.solver) : history;
+    if ((ccp || ccpNewton) && d_.ccpHistory.capacity() < size_t(historyCapacity)) {
+        d_.ccpHistory.reserve(historyCapacity);
         ++generation_;
     }
     CcpControl ccpControl{};
@@ -165,8 +166,8 @@ void PipelineWorld<Exec>::step() {
         ex_.download(state.angVel.data(), d_.angVel.data(), n);
         ex_.download(state.femPos.data(), d_.fem.pos.data(), nodes);
         ex_.download(state.femVel.data(), d_.fem.vel.data(), nodes);
+        if (ccp || ccpNewton) ex_.download(&ccpControl, d_.ccp.data(), 1);
         if (ccp) {
-            ex_.download(&ccpControl, d_.ccp.data(), 1);
             stats_.ccpMerit.resize(history);
             ex_.download(stats_.ccpMerit.data(), d_.ccpHistory.data(), history);
         }
@@ -209,6 +210,7 @@ void PipelineWorld<Exec>::step() {
     const int newtonHistory = c.rowCount > 0 && !ccp ? std::min(c.newtonIterations + 1, kMaxNewtonHistory) : 0;
     stats_.newtonResidual.assign(c.newtonResidual, c.newtonResidual + newtonHistory);
     stats_.ccpMerit.resize(ccp && c.rowCount > 0 ? ccpControl.iterations + 1 : 0);   // the last substep's
+    stats_.ccpFallbacks = ccpNewton && c.rowCount > 0 ? ccpControl.fallbacks : 0;
     stats_.linearResidual.clear();
     buffers_.pairs = c.pairCount;
     buffers_.contacts = c.contactCount;

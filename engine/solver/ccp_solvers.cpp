@@ -119,29 +119,63 @@ void apgd(const CcpSettings& settings, CcpScratch& s, Real* xOut, SolveStats& st
     std::copy(s.best.begin(), s.best.end(), xOut);
 }
 
-// Newton over the relaxed rows (ccp_solvers.h): solveNewton one iteration at a time, the CCP
-// merit between them. solveNewton's state is rows.lambda alone (u is recomputed from it), so k
-// calls of one iteration are the iteration of one call with k.
+// Newton over the relaxed rows (ccp_solvers.h), globalized by a projected-gradient fallback.
+// Each outer iteration tries one iteration of newton.cpp (solveNewton's state is rows.lambda
+// alone, u is recomputed from it, so k calls of one iteration are the iteration of one call with
+// k). The step is kept when it lowers the CCP merit m below ccpNewtonKeep(m) (ccp_steps_hd.h);
+// otherwise ccpFallbackIterations APGD iterations on eq. 11 are taken from the better of the
+// impulses before and after the step (projected onto the cones), APGD returning its least-merit
+// iterate; where APGD improves on neither, the Newton step is taken after all (on the dense stack
+// of three the merit rises for an iteration on the way to 1e-9 m/s while 200 APGD iterations
+// cannot move along the stack's flat directions, tests/test_ccp.cpp). The lagged step
+// (the relaxation -h mu |v_T| in the residual, not in the symmetric matrix) is not a descent
+// direction where contacts switch between sticking and sliding: on card_house the merit jumped
+// from 0.23 to 56 m/s in one iteration, and a backtracking line search along it stalls (every
+// step length down to 0.75/256 raises the merit; docs/ccp.md). The fallback cannot stall: APGD
+// converges on the convex problem from any start.
 void newtonOnRelaxedRows(const SolverSettings& settings, Real h, ConstraintRows& rows, BodyVelocities& bodies,
                          CcpScratch& s, SolveStats& stats) {
-    const CcpProblem& p = s.problem;
+    CcpProblem& p = s.problem;
+    const int n = rows.size();
     SolverSettings one = settings;
     one.newtonIterations = 1;
     one.newtonTolerance = 0;
+    CcpSettings fallback = settings.ccp;
+    fallback.iterations = ccpFallbackIterations(settings.linearIterations);
     SolveStats step;
     auto merit = [&]() {
-        for (int i = 0; i < p.rowCount(); ++i) s.g[i] = p.rowGradient(i, bodies.velocity.data(), rows.lambda.data());
+        for (int i = 0; i < n; ++i) s.g[i] = p.rowGradient(i, bodies.velocity.data(), rows.lambda.data());
         return p.merit(rows.lambda.data(), s.g.data());
     };
     stats.ccpMerit.push_back(merit());
     for (int k = 0; k < settings.newtonIterations && stats.ccpMerit.back() > settings.ccp.tolerance; ++k) {
+        const Real before = stats.ccpMerit.back();
+        s.saved.assign(rows.lambda.begin(), rows.lambda.end());
         solveNewton(one, h, rows, bodies, s.newton, step);
         if (stats.newtonResidual.empty()) stats.newtonResidual.push_back(step.newtonResidual.front());
         stats.newtonResidual.push_back(step.newtonResidual.back());
         for (auto& r : step.linearResidual) stats.linearResidual.push_back(std::move(r));
         stats.linearIterations += step.linearIterations;
         stats.newtonIterations = k + 1;
-        stats.ccpMerit.push_back(merit());
+        Real m = merit();
+        if (!(m < ccpNewtonKeep(before))) {   // not kept: APGD from the better of the two iterates
+            const Real start = m < before ? m : before;
+            s.newtonIterate.assign(rows.lambda.begin(), rows.lambda.end());
+            if (!(m < before)) std::copy(s.saved.begin(), s.saved.end(), rows.lambda.begin());
+            p.project(rows.lambda.data());
+            SolveStats pg;
+            apgd(fallback, s, rows.lambda.data(), pg);
+            stats.ccpFallbacks++;
+            stats.linearIterations += pg.linearIterations;
+            p.gradient(rows.lambda.data(), s.g.data(), bodies.velocity);
+            m = merit();
+            if (!(m < start)) {   // APGD did not improve on either: the Newton step after all
+                std::copy(s.newtonIterate.begin(), s.newtonIterate.end(), rows.lambda.begin());
+                p.gradient(rows.lambda.data(), s.g.data(), bodies.velocity);
+                m = merit();
+            }
+        }
+        stats.ccpMerit.push_back(m);
     }
 }
 

@@ -27,6 +27,8 @@
 //                 friction rows are Coulomb's law, so its fixed point is eq. 5d, i.e. eq. 7. The
 //                 relaxation enters the residual only (lagged in the Newton matrix, which stays
 //                 symmetric), so each linear solver (Jacobi / GS / PCG / PCR) applies unchanged.
+//                 A step that does not lower the CCP merit by a tenth is replaced by APGD
+//                 iterations on eq. 11 (the fallback, ccp_solvers.cpp newtonOnRelaxedRows).
 // All report the CCP merit per iteration (the natural-map residual, ccp_cone_hd.h) in
 // SolveStats::ccpMerit and stop when it drops below CcpSettings::tolerance.
 #pragma once
@@ -91,6 +93,7 @@ private:
 struct CcpScratch {
     CcpProblem problem;
     std::vector<Real> g, x, y, gy, best, previous;
+    std::vector<Real> saved, newtonIterate;   // Newton: the impulses before and after a step (fallback)
     std::vector<Spatial> velocity;
     NewtonScratch newton;
 };

@@ -113,4 +113,15 @@ CS_HD bool apgdSufficientDecrease(Real f, Real fy, Real gStep, Real lipschitz, R
 constexpr int kApgdMaxDoublings = 60;
 CS_HD int apgdMaxTrials(int iterations) { return 2 * iterations; }
 
+// ---- Newton over the relaxed rows, globalized (ccp_solvers.cpp newtonOnRelaxedRows) ----
+
+// A Newton step is kept when it removes at least a tenth of the CCP merit: m_new < 0.9 m. A step
+// that lowers the merit by less is as good as a stall (the lagged direction near a switch of
+// sticking and sliding makes many such steps), and the fallback is tried from its iterate.
+CS_HD Real ccpNewtonKeep(Real merit) { return Real(0.9) * merit; }
+// APGD iterations of one fallback: as many as the rejected step's linear iterations, so a
+// fallback costs about what the Newton step did (one or two products N x per APGD iteration, one
+// per linear iteration).
+CS_HD int ccpFallbackIterations(int linearIterations) { return linearIterations > 1 ? linearIterations : 1; }
+
 }  // namespace cs
