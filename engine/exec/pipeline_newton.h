@@ -10,6 +10,7 @@
 // serial step on the executor: no host round trip.
 #pragma once
 
+#include "engine/exec/pipeline_joints.h"
 #include "engine/exec/pipeline_solve.h"
 
 namespace cs {
@@ -199,6 +200,7 @@ void recordSolve(Exec& ex, PipelineData<Exec>& d, const SolverSettings& settings
     e.schurCompliance = d.compliance.data();
     e.residual = d.residual.data();
     e.merit = d.merit.data();
+    e.maxImpulse = d.maxImpulse.data();   // force-limited rows (joint drives, the drag) as evalRow's box
 
     recordVelocities(ex, d, v, nullptr);   // from the warm impulses (no rows: u = u~)
     recordEvaluate(ex, d, v, e, settings, 0);
@@ -213,9 +215,10 @@ void recordSolve(Exec& ex, PipelineData<Exec>& d, const SolverSettings& settings
             dlambda[i] = 0;
         });
         recordLinearSolve(ex, d, v, settings);
+        recordStepToBounds(ex, d, damping, &c->newtonActive);   // c->newtonStep (pipeline_joints.h)
         ex.forEach(d.rowCapacity, &c->rowCount, &c->newtonActive, [=] CS_LAMBDA(int i) {
             lambdaStart[i] = lambda[i];
-            const Real x = lambdaStart[i] + damping * dlambda[i];   // std::clamp(x, -max, max)
+            const Real x = lambdaStart[i] + c->newtonStep * dlambda[i];   // std::clamp(x, -max, max)
             lambda[i] = x < -maxImpulse[i] ? -maxImpulse[i] : (maxImpulse[i] < x ? maxImpulse[i] : x);
         });
         recordVelocities(ex, d, v, &c->newtonActive);
