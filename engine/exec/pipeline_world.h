@@ -151,7 +151,8 @@ template <class Exec>
 std::vector<double> PipelineWorld<Exec>::signature(bool sorted) const {
     const WorldSettings& w = world_.settings;
     const SolverSettings& s = w.solver;
-    return {double(generation_), double(d_.joints.rows), double(d_.joints.dragRows), double(d_.pairCapacity), double(d_.pairSlots), double(d_.contactCapacity),
+    return {double(generation_), double(d_.joints.rows), double(d_.joints.dragRows), double(d_.pairCapacity),
+            double(d_.pairSlots), double(d_.contactCapacity),
             double(d_.bodies), double(d_.shapes), double(d_.fem.nodes), double(d_.fem.rows), double(d_.fem.contactCapacity), double(sorted), double(w.substeps), double(w.dt),
             double(w.gravity.x), double(w.gravity.y), double(w.gravity.z), double(w.contactMargin),
             double(w.hyperplaneFaces), double(w.frictionScale), double(w.speculative), double(int(s.ncp)),
