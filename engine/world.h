@@ -265,6 +265,12 @@ public:
     void femTetFields(std::vector<Real>& volumetricStrain, std::vector<Real>& vonMises,
                       std::vector<Real>& maxStretch) const;
     const DragState& drag() const { return drag_; }
+    // The last step's drag force (N) and effective mass (kg) when another stepper ran it
+    // (engine/exec/pipeline_world.h); World::step sets them itself.
+    void setDragFeedback(Vec3 force, Real effectiveMass) {
+        drag_.force = force;
+        drag_.effectiveMass = effectiveMass;
+    }
     DragSettings dragSettings;
     // Adds a body between steps (a launched box or sphere); returns its index or -1 with error.
     int addBody(const BodyDesc& desc, std::string* error);

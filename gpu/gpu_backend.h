@@ -41,8 +41,9 @@ struct GpuBufferStats {
 // with a one-line reason ("no CUDA-capable device is detected", "built without CUDA", ...).
 bool gpuAvailable(std::string* why);
 
-// True when the device path covers the world as it is set up now: the standard contact model,
-// no joints, no drag. Otherwise false with the reason.
+// True when the device path covers the world as it is set up now (engine/exec pipelineSupports:
+// the standard contact model with joints, the drag and one FEM body; CCP without them). Otherwise
+// false with the reason.
 bool gpuSupports(const World& world, std::string* why);
 
 class GpuWorld {

@@ -10,16 +10,15 @@ bool pipelineSupports(const World& world, std::string* why) {
     const SolverSettings& solver = world.settings.solver;
     if (solver.contactModel != ContactModelType::Standard && solver.contactModel != ContactModelType::CCP)
         reason = "the device pipeline implements the standard and CCP contact models only";
-    else if (!world.model().joints.empty())
-        reason = "the device pipeline has no joint rows yet";
+    else if (solver.contactModel == ContactModelType::CCP &&
+             (!world.model().joints.empty() || world.drag().body >= 0 || world.drag().femTri >= 0))
+        reason = "the device pipeline runs joints and the mouse drag with the standard contact model only";
     else if (!world.model().femBodies.empty() && solver.contactModel != ContactModelType::Standard)
         reason = "the device pipeline runs deformable (FEM) bodies with the standard contact model only";
     else if (world.model().femBodies.size() > 1)
         reason = "the device pipeline has no contacts between deformable (FEM) bodies yet (more than one FEM body)";
     else if (!world.model().femBodies.empty() && world.model().femBodies[0].selfContact)
         reason = "the device pipeline has no self contact of a deformable (FEM) body yet (self_contact)";
-    else if (world.drag().body >= 0 || world.drag().femTri >= 0)
-        reason = "the device pipeline has no mouse-drag row yet";
     else if (world.settings.speculative > 0)
         reason = "the device pipeline has no speculative widening yet (settings.speculative)";
     else if (world.settings.projectionPasses > 0)

@@ -167,14 +167,23 @@ void recordContactRows(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws,
         keep[i] = i < c->contactCount && !duplicateOfEarlierContact(contacts, i, pairFirst[i]) ? 1 : 0;
     });
     ex.exclusiveScan(keep, keepOffset, capacity);
+    const int first = d.joints.leadingRows();   // after the joints' and the drag's rows
     ex.serial(nullptr, [=] CS_LAMBDA() {
         c->keptContacts = capacity > 0 ? keepOffset[capacity - 1] + keep[capacity - 1] : 0;
-        c->rowCount = 3 * c->keptContacts;   // kept <= contacts <= capacity: rows fit
+        c->rowCount = first + 3 * c->keptContacts;   // kept <= contacts <= capacity: rows fit
     });
+    int *bodyC = d.fem.wide() ? d.fem.bodyC.data() : nullptr, *bodyD = d.fem.bodyD.data();
+    Spatial *jacobianC = d.fem.jacobianC.data(), *jacobianD = d.fem.jacobianD.data();
     ex.forEach(capacity, &c->contactCount, nullptr, [=] CS_LAMBDA(int i) {
-        if (keep[i])
-            writeStandardContactRows(m, contacts[i], i, pos, stabilization, maxPushout, frictionScale, warm,
-                                     c->warmCount, warmStart, 3 * keepOffset[i], rows, ccpRelaxed);
+        if (!keep[i]) return;
+        const int n = first + 3 * keepOffset[i];
+        writeStandardContactRows(m, contacts[i], i, pos, stabilization, maxPushout, frictionScale, warm, c->warmCount,
+                                 warmStart, n, rows, ccpRelaxed);
+        if (!bodyC) return;   // rows on four bodies elsewhere: the contacts' C and D columns empty
+        for (int k = n; k < n + 3; ++k) {
+            bodyC[k] = bodyD[k] = -1;
+            jacobianC[k] = jacobianD[k] = Spatial{{0, 0, 0}, {0, 0, 0}};
+        }
     });
 }
 

@@ -15,6 +15,7 @@
 
 #include "engine/exec/executor.h"
 #include "engine/exec/pipeline_fem_data.h"
+#include "engine/exec/pipeline_joints_data.h"
 #include "engine/world.h"
 #include "gpu/step_hd.h"
 
@@ -33,6 +34,7 @@ struct StepCounters {
     int rowCount;              // 3 * keptContacts
     int warmCount;             // entries of the warm-start cache (sorted by key)
     int femWarm;               // 1: fem.warm holds last substep's FEM row impulses
+    int jointWarm;             // 1: joints.warm holds last substep's joint and coupling impulses
     int femContacts, femContactWarm, neededFemContacts;   // FEM node-part contacts, their warm cache
     int bad;                   // the guard fired in this substep
     int failedSteps;           // substeps rolled back by the guard in this step
@@ -44,6 +46,7 @@ struct StepCounters {
     int colourEntries;         // 2 * rowCapacity: the scatter entries sorted
     // Newton ([NSN] Algorithm 1)
     int newtonActive;          // 1 while the merit is above the tolerance and iterations are left
+    Real newtonStep;           // this iteration's step t: the damping, cut at a force limit (pipeline_joints.h)
     int newtonIterations, linearIterations;
     Real meritSq, merit;
     Real newtonResidual[kMaxNewtonHistory];
@@ -125,6 +128,9 @@ struct PipelineData {
     // ---- deformable bodies (pipeline_fem_data.h) ----
     PipelineFem<Exec> fem;
 
+    // ---- joints, couplings, the drag: the first rows (pipeline_joints_data.h) ----
+    PipelineJoints<Exec> joints;
+
     // ---- shapes in the world ----
     Buffer<Transform> pose;
     Buffer<Aabb> aabb;
@@ -177,7 +183,8 @@ void reserveContacts(PipelineData<Exec>& d, int pairs, int slots, int contacts) 
     d.pairCapacity = pairs;
     d.pairSlots = slots;
     d.contactCapacity = contacts;
-    d.rowCapacity = 3 * contacts + d.fem.rows + 3 * d.fem.contactCapacity;   // contacts, FEM, FEM contacts
+    // joints, couplings and the drag (3), contacts, FEM, FEM contacts
+    d.rowCapacity = d.joints.rows + 3 + 3 * contacts + d.fem.rows + 3 * d.fem.contactCapacity;
     const size_t rows = d.rowCapacity;
     d.pairKeys.reserve(pairs); d.pairKeysOut.reserve(pairs);
     d.pairContactCount.reserve(pairs); d.pairContactOffset.reserve(pairs);
@@ -244,6 +251,8 @@ void uploadModel(Exec& ex, PipelineData<Exec>& d, const Model& model, const Pipe
     d.model = v;
 
     uploadFemModel(ex, d.fem, model);
+    uploadJoints(ex, d.joints, model);
+    d.fem.wideJoints = d.joints.wideCouplings;
     if (d.fem.nodes > 0 && d.fem.contactCapacity == 0)
         reserveFemContacts(d.fem, options.initialContacts > 0 ? options.initialContacts : 4 * d.fem.surfaceCount + 16);
     d.solverBodies = d.bodies + d.fem.nodes;

@@ -6,7 +6,7 @@
 //               ([NSN] eq. 54 for particles; appendFemNodes); the substep's start positions
 //   rows        after the contact rows: every tet's rows (one thread per tet, at its fixed row
 //               offset), then three per attachment (buildFemRows); warm impulses from the last
-//               substep's FEM rows; the contact rows get empty C and D columns
+//               substep's FEM rows
 //   guard       a node too fast (NaN) rolls the substep back, with the rigid bodies
 //   integrate   x+ = x + h v+ ([NSN] eq. 63 with G = 1, section 9.3), or the roll back; the FEM
 //               rows' impulses kept for the next substep's warm start (State::femWarm)
@@ -69,11 +69,6 @@ void recordFemRows(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws, Rea
     int *bodyC = f.wide() ? f.bodyC.data() : nullptr, *bodyD = f.bodyD.data();
     Spatial *jacobianC = f.jacobianC.data(), *jacobianD = f.jacobianD.data();
     const Spatial zero{{0, 0, 0}, {0, 0, 0}};
-    if (bodyC)   // the contact rows: two bodies
-        ex.forEach(d.rowCapacity, &c->rowCount, nullptr, [=] CS_LAMBDA(int i) {
-            bodyC[i] = bodyD[i] = -1;
-            jacobianC[i] = jacobianD[i] = zero;
-        });
 
     const Vec3* pos = f.pos.data();
     const int *tetNodes = f.tetNodes.data(), *tetBody = f.tetBody.data(), *tetRowStart = f.tetRowStart.data();

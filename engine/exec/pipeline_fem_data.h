@@ -6,7 +6,8 @@
 // bodies + n, a point mass (inverse mass 1/m, 0 when pinned; inverse inertia zero). The FEM rows
 // follow the contact rows, as buildFemRows appends them after buildContactRows: every tet's rows
 // (tetRowStart), then three per attachment; their impulses are the FEM warm start (State::femWarm).
-// The third and fourth body columns (bodyC, bodyD) exist only when the model has tets; the
+// The third and fourth body columns (bodyC, bodyD) exist only when the model has tets (or a
+// coupling on more than two bodies, or a drag of a deformable body, which has tets); the
 // solver's views then carry them for every row (-1 for the two-body rows), as ConstraintRows
 // does once wideRows > 0.
 #pragma once
@@ -28,7 +29,8 @@ struct PipelineFem {
     int nodes = 0, tets = 0, attachments = 0, femBodies = 0;
     int tetRows = 0;             // rows of all tets
     int rows = 0;                // tetRows + 3 * attachments
-    bool wide() const { return tets > 0; }
+    bool wideJoints = false;     // a mimic coupling on three or four bodies (pipeline_joints_data.h)
+    bool wide() const { return tets > 0 || wideJoints; }
 
     // ---- model ----
     Buffer<Real> nodeInvMass;                  // (nodes) 0: pinned

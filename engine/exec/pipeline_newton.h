@@ -10,6 +10,7 @@
 // serial step on the executor: no host round trip.
 #pragma once
 
+#include "engine/exec/pipeline_joints.h"
 #include "engine/exec/pipeline_solve.h"
 #include "engine/solver/newton_steps_hd.h"
 
@@ -215,6 +216,7 @@ void recordSolve(Exec& ex, PipelineData<Exec>& d, const SolverSettings& settings
     e.schurCompliance = d.compliance.data();
     e.residual = d.residual.data();
     e.merit = d.merit.data();
+    e.maxImpulse = d.maxImpulse.data();   // force-limited rows (joint drives, the drag) as evalRow's box
 
     const Real eps = settings.regularization, damping = settings.damping, fixedTolerance = settings.linearTolerance;
     ex.serial(nullptr, [=] CS_LAMBDA() {
@@ -229,10 +231,12 @@ void recordSolve(Exec& ex, PipelineData<Exec>& d, const SolverSettings& settings
     const Real *residual = d.residual.data(), *maxImpulse = d.maxImpulse.data();
     const Real etaMax = settings.linearForcing, newtonTolerance = settings.newtonTolerance;
     const Real growth = settings.stepCutGrowth;
-    // lambda = clamp(lambda_k + t dlambda) (std::clamp(x, -max, max)), gated by `gate`.
-    auto step = [&](Real t, const int* gate) {
+    // lambda = clamp(lambda_k + t dlambda) (std::clamp(x, -max, max)), gated by `gate`, with
+    // t = scale c->newtonStep: the damping cut at the force limits (recordStepToBounds), halved by
+    // the step cut (scale a power of two, so t is newton.cpp's to the bit).
+    auto step = [&](Real scale, const int* gate) {
         ex.forEach(d.rowCapacity, &c->rowCount, gate, [=] CS_LAMBDA(int i) {
-            const Real x = lambdaStart[i] + t * dlambda[i];
+            const Real x = lambdaStart[i] + (scale * c->newtonStep) * dlambda[i];
             lambda[i] = x < -maxImpulse[i] ? -maxImpulse[i] : (maxImpulse[i] < x ? maxImpulse[i] : x);
         });
         recordVelocities(ex, d, v, gate);
@@ -249,11 +253,12 @@ void recordSolve(Exec& ex, PipelineData<Exec>& d, const SolverSettings& settings
                                                       newtonTolerance, fixedTolerance);
             });
         recordLinearSolve(ex, d, v, settings);
+        recordStepToBounds(ex, d, damping, &c->newtonActive);   // c->newtonStep (pipeline_joints.h)
         ex.forEach(d.rowCapacity, &c->rowCount, &c->newtonActive, [=] CS_LAMBDA(int i) { lambdaStart[i] = lambda[i]; });
         ex.serial(&c->newtonActive, [=] CS_LAMBDA() { c->previousMerit = c->merit; });
-        step(damping, &c->newtonActive);
+        step(1, &c->newtonActive);
         if (growth > 0) {   // newton.cpp's step cut: t/2 while the merit grew past `growth`
-            Real t = damping;
+            Real scale = 1;
             recordMeritSum(ex, d, v, e, &c->newtonActive);
             for (int cut = 0; cut < kMaxStepCuts; ++cut) {
                 ex.serial(nullptr, [=] CS_LAMBDA() {   // ungated: a finished Newton clears the flag
@@ -262,8 +267,8 @@ void recordSolve(Exec& ex, PipelineData<Exec>& d, const SolverSettings& settings
                     c->merit = std::sqrt(c->meritSq);
                     c->cutActive = cutStep(c->merit, c->previousMerit, growth, cut, kMaxStepCuts);
                 });
-                t *= Real(0.5);
-                step(t, &c->cutActive);
+                scale *= Real(0.5);
+                step(scale, &c->cutActive);
                 recordMeritSum(ex, d, v, e, &c->cutActive);
             }
         }

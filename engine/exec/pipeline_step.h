@@ -5,7 +5,8 @@
 //   prepare      per body: activity, inverse mass and inertia, u~          pipeline_collide.h
 //   broad        shapes into the world, sweep and prune                      pipeline_collide.h
 //   narrow       feature pairs per shape pair, compacted in pair order      pipeline_collide.h
-//   rows         the standard model's merge and rows, warm impulses         pipeline_collide.h
+//   rows         joints, couplings and the drag first                         pipeline_joints.h
+//                the standard model's merge and rows, warm impulses         pipeline_collide.h
 //   solve        non-smooth Newton with Jacobi / Gauss-Seidel / PCG / PCR   pipeline_newton.h
 //                (the CCP model's PJ / PGS / APGD: pipeline_ccp.h, pipeline_ccp_solve.h; its
 //                Newton with the APGD fallback: pipeline_ccp_newton.h)
@@ -14,7 +15,7 @@
 //                boundary nodes against rigid parts                          pipeline_fem_contact.h
 //
 // World::step stays beside it as the CPU reference: it also runs what this pipeline does not
-// (PEG, PLUS, compliant, joints, the drag, projection, redetection), and it is the outside check
+// (PEG, PLUS, compliant, projection, redetection, sleeping), and it is the outside check
 // of the parity test (tests/test_exec_parity.cpp). PipelineWorld drives the pipeline on a World:
 // it uploads the world when the host changed it, records one step (all substeps), and makes ONE
 // synchronization, after which the counters and the state are on the host. When a count outgrew
@@ -28,6 +29,7 @@
 #include "engine/exec/pipeline_ccp_newton.h"
 #include "engine/exec/pipeline_fem.h"
 #include "engine/exec/pipeline_fem_contact.h"
+#include "engine/exec/pipeline_joints.h"
 #include "engine/exec/pipeline_newton.h"
 
 namespace cs {
@@ -74,9 +76,10 @@ void recordIntegrate(Exec& ex, PipelineData<Exec>& d, Real h) {
     const Real* lambda = d.lambda.data();
     WarmImpulse *warm = d.warm.data(), *warmNext = d.warmNext.data();
     Real* penetration = d.penetration.data();
+    const int first = d.joints.leadingRows();
     ex.forEach(d.contactCapacity, &c->contactCount, nullptr, [=] CS_LAMBDA(int i) {
         if (c->bad || !keep[i]) return;
-        const int slot = keepOffset[i], n = 3 * slot;
+        const int slot = keepOffset[i], n = first + 3 * slot;
         Vec3 t[2];
         tangentBasis(contacts[i].normal, t[0], t[1]);
         warmNext[slot] = WarmImpulse{contactKeyOf(contacts[i]), lambda[n], lambda[n + 1] * t[0] + lambda[n + 2] * t[1]};
@@ -111,6 +114,7 @@ void recordStep(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws, bool s
         ex.stamp(t + 1);
         recordNarrowPhase(ex, d, ws);
         ex.stamp(t + 2);
+        recordJointRows(ex, d, ws, h);   // the first rows, as World::substep orders them
         recordContactRows(ex, d, ws, h);
         recordFemRows(ex, d, ws, h);   // after the contact rows, as World::substep orders them
         recordFemContacts(ex, d, ws, h);
@@ -122,13 +126,15 @@ void recordStep(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws, bool s
         recordFemGuard(ex, d);
         recordIntegrate(ex, d, h);
         recordFemIntegrate(ex, d, h);
+        recordJointStore(ex, d);
         recordFemContactStore(ex, d);
         ex.stamp(t + 5);
     }
 }
 
-// True when the pipeline covers the world as it is set up now (the standard contact model, no
-// joints, no drag, no speculative widening, no projection); otherwise false with the reason.
+// True when the pipeline covers the world as it is set up now (the standard contact model, or
+// CCP without joints, drag or FEM; no speculative widening, no projection); otherwise false with
+// the reason.
 bool pipelineSupports(const World& world, std::string* why);
 
 }  // namespace cs

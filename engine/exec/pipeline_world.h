@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "engine/exec/pipeline_step.h"
+#include "engine/fem/fem_drag.h"
 
 namespace cs {
 
@@ -39,6 +40,7 @@ public:
 
 private:
     void upload();
+    void uploadBilateral();
     void grow();
     std::vector<double> signature(bool sorted) const;
 
@@ -51,6 +53,7 @@ private:
     int warmCount_ = 0;
     int femWarm_ = 0;              // the executor holds last step's FEM row impulses
     int femContactWarm_ = 0;       // entries of the FEM contacts' warm cache
+    std::vector<Real> jointWarm_;  // State::jointWarm at the step's start (sent on every try)
     long long generation_ = 0;     // buffers moved (upload, growth): a recorded graph is stale
     StepProfile profile_;
     SolveStats stats_;
@@ -94,6 +97,42 @@ void PipelineWorld<Exec>::upload() {
     uploaded_ = true;
 }
 
+// The joints, couplings and the drag of this step (a script moves them between steps): sent every
+// step; the buffers sized again when the row layout changed. A drag of a body that is not active
+// is dropped, as World::substep drops it.
+template <class Exec>
+void PipelineWorld<Exec>::uploadBilateral() {
+    PipelineJoints<Exec>& j = d_.joints;
+    if (uploadJoints(ex_, j, world_.model())) {
+        d_.fem.wideJoints = j.wideCouplings;
+        reserveContacts(d_, d_.pairCapacity, d_.pairSlots, d_.contactCapacity);
+        ++generation_;
+    }
+    const Model& model = world_.model();
+    const DragState& drag = world_.drag();
+    if (drag.body >= 0 && !world_.isActive(drag.body)) world_.clearDrag();
+    DragParams p{};
+    p.body = -1;
+    j.dragRows = 0;
+    if (drag.body >= 0 && !model.isStatic(drag.body)) {
+        p.body = drag.body;
+        p.localPoint = drag.localPoint;
+        p.target = drag.target;
+        p.frequencyHz = world_.dragSettings.frequencyHz;
+        p.dampingRatio = world_.dragSettings.dampingRatio;
+        p.maxForce = world_.dragSettings.maxForce;
+        j.dragRows = 3;
+    } else if (drag.femTri >= 0) {
+        p = femDragParams(model, drag, world_.dragSettings);
+        j.dragRows = p.effectiveMass > 0 ? 3 : 0;
+    }
+    if (j.dragRows == 0) return;
+    const Real h = world_.settings.dt / (world_.settings.substeps > 0 ? world_.settings.substeps : 1);
+    const Real result[4] = {drag.force.x * h, drag.force.y * h, drag.force.z * h, drag.effectiveMass};
+    ex_.upload(j.drag.data(), &p, 1);
+    ex_.upload(j.dragResult.data(), result, 4);   // kept when every substep rolls back
+}
+
 // Every buffer that overflowed, to twice what the step needed (slots: what the fullest pair needed).
 template <class Exec>
 void PipelineWorld<Exec>::grow() {
@@ -112,7 +151,8 @@ template <class Exec>
 std::vector<double> PipelineWorld<Exec>::signature(bool sorted) const {
     const WorldSettings& w = world_.settings;
     const SolverSettings& s = w.solver;
-    return {double(generation_), double(d_.pairCapacity), double(d_.pairSlots), double(d_.contactCapacity),
+    return {double(generation_), double(d_.joints.rows), double(d_.joints.dragRows), double(d_.pairCapacity),
+            double(d_.pairSlots), double(d_.contactCapacity),
             double(d_.bodies), double(d_.shapes), double(d_.fem.nodes), double(d_.fem.rows), double(d_.fem.contactCapacity), double(sorted), double(w.substeps), double(w.dt),
             double(w.gravity.x), double(w.gravity.y), double(w.gravity.z), double(w.contactMargin),
             double(w.hyperplaneFaces), double(w.frictionScale), double(w.speculative), double(int(s.ncp)),
@@ -131,6 +171,10 @@ void PipelineWorld<Exec>::step() {
         upload();
     const int n = d_.bodies, nodes = d_.fem.nodes;
     if (d_.fem.femBodies) ex_.upload(d_.fem.activation.data(), state.femActivation.data(), d_.fem.femBodies);
+    uploadBilateral();
+    const int jointRows = d_.joints.rows;
+    const int jointWarm = jointRows > 0 && (int)state.jointWarm.size() == jointRows ? 1 : 0;   // World::substep's test
+    jointWarm_.assign(state.jointWarm.begin(), state.jointWarm.end());
     const bool sorted = options_.deterministic || !Exec::kHasAtomicScatter;
     const bool ccp = ccpFirstOrder(world_.settings.solver), ccpNewton = ccpNewtonSolve(world_.settings.solver);
     const int history = ccp ? ccpHistoryLength(world_.settings.solver.ccp) : 0;
@@ -157,7 +201,9 @@ void PipelineWorld<Exec>::step() {
         start.warmCount = warmCount_;
         start.femWarm = femWarm_;
         start.femContactWarm = femContactWarm_;
+        start.jointWarm = jointWarm;
         ex_.upload(d_.counters.data(), &start, 1);
+        if (jointWarm) ex_.upload(d_.joints.warm.data(), jointWarm_.data(), jointRows);
         ex_.record(signature(sorted), [&] { recordStep(ex_, d_, world_.settings, sorted); });
         ex_.download(&d_.hostCounters, d_.counters.data(), 1);
         ex_.download(state.pos.data(), d_.pos.data(), n);
@@ -167,11 +213,20 @@ void PipelineWorld<Exec>::step() {
         ex_.download(state.femPos.data(), d_.fem.pos.data(), nodes);
         ex_.download(state.femVel.data(), d_.fem.vel.data(), nodes);
         if (ccp || ccpNewton) ex_.download(&ccpControl, d_.ccp.data(), 1);
+        state.jointWarm.resize(jointRows);
+        ex_.download(state.jointWarm.data(), d_.joints.warm.data(), jointRows);
+        Real dragResult[4] = {0, 0, 0, 0};
+        if (d_.joints.dragRows) ex_.download(dragResult, d_.joints.dragResult.data(), 4);
         if (ccp) {
             stats_.ccpMerit.resize(history);
             ex_.download(stats_.ccpMerit.data(), d_.ccpHistory.data(), history);
         }
         ex_.sync();   // the one synchronization of the step
+        if (!d_.hostCounters.jointWarm) state.jointWarm.clear();   // rolled back (World::rollBack)
+        if (d_.joints.dragRows) {
+            const Real h = world_.settings.dt / (world_.settings.substeps > 0 ? world_.settings.substeps : 1);
+            world_.setDragFeedback(Vec3{dragResult[0], dragResult[1], dragResult[2]} / h, dragResult[3]);
+        }
         if (!d_.hostCounters.overflow) break;
         grow();   // and run the step again from its start
         ex_.copy(d_.pos.data(), d_.startPos.data(), n);

@@ -33,45 +33,39 @@ Real femDragSpringMass(const Model& model, const DragState& drag) {
     return mass;
 }
 
+// As buildDragRows (drag_rows_hd.h femDragRows): below the limit the spring rows, each clamped so
+// the clamps' box lies in the ball |f| <= F; above it a constant force F f / |f|.
 void buildFemDragRows(const Model& model, const State& state, Real h, const DragState& drag,
                       const DragSettings& settings, ConstraintRows& rows) {
     if (drag.femTri < 0) return;
-    const Real mEff = femDragEffectiveMass(model, drag);
-    if (!(mEff > 0)) return;
-    Vec3 v;
-    const Vec3 d = femDragPoint(model, state, drag, &v) - drag.target;
-    const Real omega = Real(2 * M_PI) * settings.frequencyHz;
-    // The same along every axis (the point has no rotation): one k and c.
-    const Real springMass = femDragSpringMass(model, drag);
-    const Real k = springMass * omega * omega, c = 2 * settings.dampingRatio * springMass * omega;
-    const Vec3 f = -(k * d + (k * h + c) * v);   // the implicit spring-damper's force estimate
-    const Real limit = settings.maxForce, norm = length(f);
-    const bool saturated = norm > limit;
+    const DragParams p = femDragParams(model, drag, settings);
+    if (!(p.effectiveMass > 0)) return;
     const auto& tri = model.femTris[drag.femTri];
-    const int nb = model.bodyCount();
+    const Vec3 x[3] = {state.femPos[tri[0]], state.femPos[tri[1]], state.femPos[tri[2]]};
+    const Vec3 v[3] = {state.femVel[tri[0]], state.femVel[tri[1]], state.femVel[tri[2]]};
+    DragRows r;
+    femDragRows(p, x, v, h, r);
     for (int a = 0; a < 3; ++a) {
-        Vec3 e{0, 0, 0};
-        e[a] = 1;
-        // As buildDragRows: below the limit the spring rows, each clamped so the clamps' box
-        // lies in the ball |f| <= F; above it a constant force F f / |f| (a fixed impulse target).
-        Real bias, gamma, bound;
-        if (saturated) {
-            const Real target = h * limit * f[a] / norm;
-            gamma = Real(1e5) / mEff;
-            bias = -gamma * target;
-            bound = std::fabs(target);
-        } else {
-            bias = k * d[a] / (k * h + c);
-            gamma = Real(1) / (h * (k * h + c));
-            bound = h * std::sqrt(f[a] * f[a] + (limit * limit - norm * norm) / 3);
-        }
-        const Spatial zero{{0, 0, 0}, {0, 0, 0}};
-        const int row = rows.add(RowKind::Bilateral, femNodeBodyIndex(nb, tri[0]), femNodeBodyIndex(nb, tri[1]),
-                                 Spatial{drag.femWeights[0] * e, {0, 0, 0}}, Spatial{drag.femWeights[1] * e, {0, 0, 0}},
-                                 bias, gamma, -1);
-        rows.setExtraBodies(row, femNodeBodyIndex(nb, tri[2]), -1, Spatial{drag.femWeights[2] * e, {0, 0, 0}}, zero);
-        rows.maxImpulse[row] = bound;
+        const int row = rows.add(RowKind::Bilateral, p.nodes[0], p.nodes[1], r.jacobian[a][0], r.jacobian[a][1],
+                                 r.bias[a], r.softness[a], -1);
+        rows.setExtraBodies(row, p.nodes[2], -1, r.jacobian[a][2], Spatial{{0, 0, 0}, {0, 0, 0}});
+        rows.maxImpulse[row] = r.bound[a];
     }
+}
+
+DragParams femDragParams(const Model& model, const DragState& drag, const DragSettings& settings) {
+    DragParams p{};
+    p.body = -1;
+    const auto& tri = model.femTris[drag.femTri];
+    for (int i = 0; i < 3; ++i) p.nodes[i] = femNodeBodyIndex(model.bodyCount(), tri[i]);
+    p.weights = drag.femWeights;
+    p.target = drag.target;
+    p.frequencyHz = settings.frequencyHz;
+    p.dampingRatio = settings.dampingRatio;
+    p.maxForce = settings.maxForce;
+    p.springMass = femDragSpringMass(model, drag);
+    p.effectiveMass = femDragEffectiveMass(model, drag);
+    return p;
 }
 
 }  // namespace cs

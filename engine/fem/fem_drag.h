@@ -15,6 +15,7 @@
 
 #include "engine/model.h"
 #include "engine/solver/constraint_rows.h"
+#include "engine/solver/drag_rows_hd.h"
 #include "engine/state.h"
 #include "engine/world.h"
 
@@ -29,6 +30,9 @@ void buildFemDragRows(const Model& model, const State& state, Real h, const Drag
 
 // 1 / max_a [J H^-1 J^T]_aa of the drag rows: the effective mass at the point (kg).
 Real femDragEffectiveMass(const Model& model, const DragState& drag);
+
+// The drag of femTri as the row functions take it (drag_rows_hd.h), nodes as solver bodies.
+DragParams femDragParams(const Model& model, const DragState& drag, const DragSettings& settings);
 
 // The spring's mass scale M: the free nodes' mass of the body the dragged triangle belongs to (kg).
 Real femDragSpringMass(const Model& model, const DragState& drag);
