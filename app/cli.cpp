@@ -56,6 +56,7 @@ void printUsage(std::FILE* out) {
         "  --overlap-every N (overlap volume stride, 0: last step only; default 10)  --no-progress\n"
         "  --sleeping (islands at rest sleep; off unless the scene sets \"sleeping\": true)\n"
         "  --cull-rows on|off (standard model: leave out contacts that cannot close; engine/contact/row_culling.h)\n"
+        "  --narrow-reuse on|off (narrow phase: pairs at rest test their cached feature pairs only; same contacts)\n"
         "  --script (play the scene's grasp script) | --script=FILE   --grip-force N (replaces the script's)\n"
         "SCENE is a library name (sandbox list) or a path to a scene .json file.\n",
         kDefaultScene);
@@ -90,7 +91,7 @@ bool parseRunOptions(int argc, char** argv, int first, RunOptions& o, std::strin
             static const char* known[] = {"--contact", "--solver", "--ncp", "--dt", "--steps", "--seconds",
                                           "--newton", "--iters", "--seed", "--substeps", "--trace",
                                           "--state-out", "--threads", "--backend", "--overlap-every",
-                                          "--grip-force", "--cull-rows",
+                                          "--grip-force", "--cull-rows", "--narrow-reuse",
                                           "--ccp-solver", "--ccp-iters"};
             for (const char* k : known)
                 if (a == k) return fail("option " + a + " needs a value");
@@ -159,6 +160,9 @@ bool parseRunOptions(int argc, char** argv, int first, RunOptions& o, std::strin
         } else if (a == "--cull-rows") {
             if (v != "on" && v != "off") return bad("on or off");
             o.cullRows = v == "on";
+        } else if (a == "--narrow-reuse") {
+            if (v != "on" && v != "off") return bad("on or off");
+            o.narrowReuse = v == "on";
         } else if (a == "--backend") {
             if (v != "cpu" && v != "cuda") return bad("cpu or cuda");
             o.backend = v;
@@ -183,6 +187,7 @@ void applyRunOptions(const RunOptions& o, WorldSettings& s) {
     if (o.substeps) s.substeps = *o.substeps;
     if (o.sleeping) s.sleeping = true;
     if (o.cullRows) s.solver.cullRows = *o.cullRows;
+    if (o.narrowReuse) s.narrowReuse = *o.narrowReuse;
 }
 
 }  // namespace cs

@@ -28,6 +28,7 @@ struct RunOptions {
     std::optional<double> seconds;        // steps = ceil(seconds / dt)
     std::optional<int> newton, iters, substeps, threads;
     std::optional<bool> cullRows;         // --cull-rows on|off (SolverSettings::cullRows)
+    std::optional<bool> narrowReuse;      // --narrow-reuse on|off (WorldSettings::narrowReuse)
     uint64_t seed = 0;                    // added to every random seed of the scene
     bool json = false;                    // one JSON object on stdout at the end
     bool sleeping = false;                // --sleeping: islands at rest sleep (WorldSettings::sleeping)
