@@ -8,8 +8,10 @@ inflate), the mean ms of each stage (World::profile, wall), Newton and linear it
 final NCP residual, the deepest penetration and the top box's drift. Targets are the issue's.
 
 Usage: bench_peer.py BUILD_DIR [--steps N] [--scenes a,b,...] [--threads T] [--cull-rows on|off]
+                     [--narrow-reuse on|off]
 Writes bench/results/<machine>/peer.csv (scripts/bench.py names the machine); with --cull-rows,
-peer_cull_<on|off>.csv (row culling, engine/contact/row_culling.h, is on by default).
+peer_cull_<on|off>.csv (row culling, engine/contact/row_culling.h, is on by default); with
+--narrow-reuse, peer_reuse_<on|off>.csv (engine/collision/feature_cache.h).
 """
 import csv
 import os
@@ -37,13 +39,14 @@ def main():
     threads = args[args.index("--threads") + 1] if "--threads" in args else "1"
     only = args[args.index("--scenes") + 1].split(",") if "--scenes" in args else None
     cull = args[args.index("--cull-rows") + 1] if "--cull-rows" in args else None
+    reuse = args[args.index("--narrow-reuse") + 1] if "--narrow-reuse" in args else None
     exe = os.path.join(build, "sandbox")
     rows = []
     for name, scene, fixed, target, other in PEER:
         if only and name not in only:
             continue
         n = fixed or steps
-        extra = ["--cull-rows", cull] if cull else []
+        extra = (["--cull-rows", cull] if cull else []) + (["--narrow-reuse", reuse] if reuse else [])
         r = run(exe, [scene, "--steps", str(n), "--threads", threads, "--overlap-every", "0", "--no-progress"] + extra)
         p = r["profile_ms"]
         rows.append({
@@ -60,7 +63,8 @@ def main():
         sys.exit("bench_peer.py: no scene selected")
     outdir = os.path.join("bench", "results", machine_name())
     os.makedirs(outdir, exist_ok=True)
-    path = os.path.join(outdir, f"peer_cull_{cull}.csv" if cull else "peer.csv")
+    name = f"peer_reuse_{reuse}.csv" if reuse else f"peer_cull_{cull}.csv" if cull else "peer.csv"
+    path = os.path.join(outdir, name)
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         w.writeheader()
