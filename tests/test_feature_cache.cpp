@@ -7,6 +7,9 @@
 
 #include <cstring>
 #include <string>
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
 
 #include "engine/collision/feature_cache.h"
 #include "engine/collision/narrow_phase.h"
@@ -100,6 +103,22 @@ TEST_CASE("feature cache: the resting pyramid's contacts are the full search's, 
     MESSAGE("pyramid, 120 steps: pair-steps reused ", t.reused, ", rebuilt ", t.rebuilt, ", full ", t.full);
     CHECK(t.mismatches == 0);
     CHECK(t.reused > 0.9 * (t.reused + t.rebuilt + t.full));
+}
+
+// The 385-box pyramid (its 2,600 pairs take collidePairs' parallel path): the same at two threads
+// as the full search (the cache's slots are the calling thread's, reached by the workers).
+TEST_CASE("feature cache: the parallel path gives the full search's contacts") {
+    World w = loadWorld(std::string(CS_SOURCE_DIR) + "/bench/scenes/peer_pyramid_385.json");
+#if defined(_OPENMP)
+    const int saved = omp_get_max_threads();
+    omp_set_num_threads(2);
+#endif
+    const Tally t = compareAlong(w, 4);
+#if defined(_OPENMP)
+    omp_set_num_threads(saved);
+#endif
+    CHECK(t.mismatches == 0);
+    CHECK(t.reused > 0);
 }
 
 // Two boxes resting face to face; the top one is then moved by hand. Within the bound (here a

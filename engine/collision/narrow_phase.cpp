@@ -281,8 +281,12 @@ void collidePairs(const Model& model, const State& state, const std::vector<Shap
     thread_local WorldShapes cache;   // this thread's; the pairs' threads read it through `world`
     WorldShapes& world = cache;
     world.assign(model, state, pairs);
-    thread_local std::vector<FeatureCacheEntry> slots;
-    thread_local std::vector<uint8_t> modes;
+    // This thread's; the pairs' threads reach them through these references (a thread_local
+    // named inside the parallel region would be the worker's own, empty one).
+    thread_local std::vector<FeatureCacheEntry> slotStore;
+    thread_local std::vector<uint8_t> modeStore;
+    std::vector<FeatureCacheEntry>& slots = slotStore;
+    std::vector<uint8_t>& modes = modeStore;
     if (featureCache) alignCache(pairs, *featureCache, slots);
     modes.assign(n, PairReuse::Full);
     auto runPair = [&](int i, std::vector<PotentialContact>& sink) {
