@@ -60,6 +60,7 @@ void printUsage(std::FILE* out) {
         "  --forcing ETA (0 < ETA < 1: Eisenstat-Walker linear tolerance per Newton iteration, at most ETA; 0: off)\n"
         "  --step-cut G (G > 1: a Newton step raising the merit more than G times is halved, twice at most; 0: off)\n"
         "  --preconditioner diagonal|block (PCG and PCR; scene key linear_preconditioner)\n"
+        "  --narrow-reuse on|off (narrow phase: pairs at rest test their cached feature pairs only; same contacts)\n"
         "  --script (play the scene's grasp script) | --script=FILE   --grip-force N (replaces the script's)\n"
         "SCENE is a library name (sandbox list) or a path to a scene .json file.\n",
         kDefaultScene);
@@ -95,7 +96,7 @@ bool parseRunOptions(int argc, char** argv, int first, RunOptions& o, std::strin
                                           "--newton", "--iters", "--seed", "--substeps", "--trace",
                                           "--state-out", "--threads", "--backend", "--overlap-every",
                                           "--grip-force", "--cull-rows", "--keep-best", "--forcing", "--step-cut",
-                                          "--preconditioner",
+                                          "--preconditioner", "--narrow-reuse",
                                           "--ccp-solver", "--ccp-iters"};
             for (const char* k : known)
                 if (a == k) return fail("option " + a + " needs a value");
@@ -177,6 +178,9 @@ bool parseRunOptions(int argc, char** argv, int first, RunOptions& o, std::strin
             Preconditioner p;
             if (!parsePreconditioner(v.c_str(), p)) return bad("diagonal or block");
             o.preconditioner = p;
+        } else if (a == "--narrow-reuse") {
+            if (v != "on" && v != "off") return bad("on or off");
+            o.narrowReuse = v == "on";
         } else if (a == "--backend") {
             if (v != "cpu" && v != "cuda") return bad("cpu or cuda");
             o.backend = v;
@@ -205,6 +209,7 @@ void applyRunOptions(const RunOptions& o, WorldSettings& s) {
     if (o.forcing) s.solver.linearForcing = Real(*o.forcing);
     if (o.stepCut) s.solver.stepCutGrowth = Real(*o.stepCut);
     if (o.preconditioner) s.solver.preconditioner = *o.preconditioner;
+    if (o.narrowReuse) s.narrowReuse = *o.narrowReuse;
 }
 
 }  // namespace cs

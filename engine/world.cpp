@@ -21,6 +21,7 @@
 
 #include "engine/collision/broad_phase.h"
 #include "engine/collision/distance.h"
+#include "engine/collision/feature_cache.h"
 #include "engine/collision/narrow_phase.h"
 #include "engine/contact/contact_model.h"
 #include "engine/contact/row_culling.h"
@@ -52,6 +53,8 @@ struct World::Scratch {
     CcpScratch ccp;                       // [CCP] model's solvers
     FemContactScratch femContacts;        // the FEM contacts of the step (engine/fem/fem_contact.h)
     RowCull cull;                         // contacts left out of the rows (engine/contact/row_culling.h)
+    FeatureCache features;                // the narrow phase's candidates (WorldSettings::narrowReuse)
+    std::vector<WarmImpulse> sleepWarm;   // sleeping islands' impulses, kept across the store
 };
 
 namespace {
@@ -126,6 +129,7 @@ void World::reset() {
     lastError_.clear();
     failedSteps_ = 0;
     if (!scratch_) scratch_ = std::make_shared<Scratch>();
+    scratch_->features.clear();
 }
 
 bool World::isActive(int body) const { return state_.time + Real(1e-9) >= model_.bodySpawnTime[body]; }
@@ -210,7 +214,7 @@ void World::substep(Real h) {
         // ---- narrow phase ----
         t = Clock::now();
         potential_.clear();
-        collidePairs(model_, *detect, s.pairs, narrow, potential_);
+        collidePairs(model_, *detect, s.pairs, narrow, potential_, settings.narrowReuse ? &s.features : nullptr);
         profile_.narrowPhase += secondsSince(t);
 
         // ---- contact model: contacts, joints and the drag to rows ----
@@ -296,7 +300,9 @@ void World::substep(Real h) {
         return;
     }
     contactPostIntegrate(in, state_);
+    if (sleeping) keepSleepingWarm(model_, state_, state_.warm, s.sleepWarm);
     storeContactResults(in, s.rows, bv, contacts_, state_.warm);
+    if (sleeping) mergeSleepingWarm(s.sleepWarm, state_.warm);
     if (sleeping) updateSleep(model_, state_, s.rows, s.pairs, s.active.data(), drag_.body, h);
     state_.jointWarm.assign(s.rows.lambda.begin(), s.rows.lambda.begin() + jointRowCount);
     state_.femWarm.assign(s.rows.lambda.begin() + femRow, s.rows.lambda.begin() + femRow + femRowCount);

@@ -104,6 +104,8 @@ GpuWorld::GpuWorld(World& world, GpuSettings settings) : impl_(std::make_unique<
         impl_->onGpu = true;
         if (world.settings.solver.cullRows)
             std::fprintf(stderr, "note: the GPU backend solves every row (cull_rows applies to the CPU backend only)\n");
+        if (world.settings.narrowReuse)   // same contacts either way (feature_cache.h): a speed note only
+            std::fprintf(stderr, "note: the GPU backend searches every pair in full (narrow_reuse applies to the CPU backend only)\n");
     } catch (const std::exception& e) {
         impl_->fallBack(e.what());
     }

@@ -8,10 +8,11 @@ inflate), the mean ms of each stage (World::profile, wall), Newton and linear it
 final NCP residual, the deepest penetration and the top box's drift. Targets are the issue's.
 
 Usage: bench_peer.py BUILD_DIR [--steps N] [--scenes a,b,...] [--threads T] [--cull-rows on|off]
-                    [--solver pcr|pcg|...] [--preconditioner diagonal|block]
+                     [--solver pcr|pcg|...] [--preconditioner diagonal|block] [--narrow-reuse on|off]
 Writes bench/results/<machine>/peer.csv (scripts/bench.py names the machine); with --cull-rows,
 peer_cull_<on|off>.csv (row culling, engine/contact/row_culling.h, is on by default); with
---solver or --preconditioner, peer_<solver>_<preconditioner>.csv.
+--solver or --preconditioner, peer_<solver>_<preconditioner>.csv; with --narrow-reuse,
+peer_reuse_<on|off>.csv (engine/collision/feature_cache.h).
 """
 import csv
 import os
@@ -41,6 +42,7 @@ def main():
     cull = args[args.index("--cull-rows") + 1] if "--cull-rows" in args else None
     solver = args[args.index("--solver") + 1] if "--solver" in args else None
     pc = args[args.index("--preconditioner") + 1] if "--preconditioner" in args else None
+    reuse = args[args.index("--narrow-reuse") + 1] if "--narrow-reuse" in args else None
     exe = os.path.join(build, "sandbox")
     rows = []
     for name, scene, fixed, target, other in PEER:
@@ -48,7 +50,8 @@ def main():
             continue
         n = fixed or steps
         extra = (["--cull-rows", cull] if cull else []) + (["--solver", solver] if solver else []) + \
-            (["--preconditioner", pc] if pc else [])
+            (["--preconditioner", pc] if pc else []) + \
+            (["--narrow-reuse", reuse] if reuse else [])
         r = run(exe, [scene, "--steps", str(n), "--threads", threads, "--overlap-every", "0", "--no-progress"] + extra)
         p = r["profile_ms"]
         rows.append({
@@ -65,7 +68,7 @@ def main():
         sys.exit("bench_peer.py: no scene selected")
     outdir = os.path.join("bench", "results", machine_name())
     os.makedirs(outdir, exist_ok=True)
-    name = f"peer_cull_{cull}.csv" if cull else "peer.csv"
+    name = f"peer_reuse_{reuse}.csv" if reuse else f"peer_cull_{cull}.csv" if cull else "peer.csv"
     if solver or pc:
         name = f"peer_{solver or 'pcr'}_{pc or 'diagonal'}.csv"
     path = os.path.join(outdir, name)

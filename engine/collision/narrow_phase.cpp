@@ -3,6 +3,9 @@
 // narrow_phase.h.
 #include "engine/collision/narrow_phase.h"
 
+#include <algorithm>
+
+#include "engine/collision/feature_cache.h"
 #include "engine/collision/shape_pair_hd.h"
 #include "engine/collision/world_polytope.h"
 
@@ -129,14 +132,24 @@ struct WorldShapes {
     }
 };
 
+// What a polytope pair does with the feature cache (feature_cache.h): nothing (no cache, or a
+// pair that moves), run its candidates (delta: its motion since they were built), or search in
+// full and build new ones.
+struct PairReuse {
+    FeatureCacheEntry* entry = nullptr;
+    enum Mode { Full, Reuse, Rebuild } mode = Full;
+    Real delta = 0;
+};
+
 void collideWorldPolytopes(const WorldPolytope& wa, const WorldPolytope& wb, const NarrowPhaseSettings& s,
-                           std::vector<PotentialContact>& out) {
+                           std::vector<PotentialContact>& out, const PairReuse& reuse = PairReuse{}) {
     if (!boundsMayTouch(wa.centroid, wa.source->boundingRadius, wb.centroid, wb.source->boundingRadius, s.margin))
         return;
     thread_local std::vector<PotentialContact> buffer(32);
     for (;;) {   // a sink too small for the pair: grow it and run the pair again
         ContactSink sink{buffer.data(), (int)buffer.size(), 0};
-        collidePolytopePair(wa.view(), wb.view(), s, sink);
+        if (reuse.mode == PairReuse::Full) collidePolytopePair(wa.view(), wb.view(), s, sink);
+        else collideCandidates(wa.view(), wb.view(), s, *reuse.entry, reuse.delta, sink);
         if (sink.count <= sink.capacity) {
             out.insert(out.end(), buffer.begin(), buffer.begin() + sink.count);
             return;
@@ -154,35 +167,132 @@ void collideSphereWorld(Vec3 center, Real radius, bool sphereIsA, const WorldPol
     if (sink.count == 1) out.push_back(c);
 }
 
-// collideShapes over the world frame of `world`.
-void collideCachedPair(const Model& model, const State& state, const WorldShapes& world, int shapeA, int shapeB,
-                       const NarrowPhaseSettings& baseSettings, std::vector<PotentialContact>& out) {
+// Relative motion of the two shapes' bodies within one step at the state's velocities:
+// dt (|v_A - v_B| + |w_A| R_A + |w_B| R_B), R the part's bounding radius about its centroid.
+Real stepMotion(const Model& model, const State& state, int shapeA, int shapeB, Real dt) {
+    const int a = model.shapeBody[shapeA], b = model.shapeBody[shapeB];
+    const Vec3 zero{0, 0, 0};
+    const bool da = !model.isStatic(a), db = !model.isStatic(b);
+    const Vec3 va = da ? state.linVel[a] : zero, vb = db ? state.linVel[b] : zero;
+    const Real wa = da ? length(state.angVel[a]) : Real(0), wb = db ? length(state.angVel[b]) : Real(0);
+    const Real armA = length(model.shapeLocal[shapeA].pos) + model.shapeRadius[shapeA];
+    const Real armB = length(model.shapeLocal[shapeB].pos) + model.shapeRadius[shapeB];
+    return dt * (length(va - vb) + wa * armA + wb * armB);
+}
+
+// The cache's decision for a polytope pair (feature_cache.h): its entry's candidates when they
+// hold at the current poses, new ones when the pair is at rest, else the plain search.
+PairReuse decideReuse(const Model& model, const State& state, const WorldShapes& world, int shapeA, int shapeB,
+                      const NarrowPhaseSettings& settings, const NarrowPhaseSettings& base, FeatureCacheEntry* entry) {
+    PairReuse r;
+    if (!entry) return r;
+    r.entry = entry;
+    const ConvexPolytope& a = *world.polytopes[shapeA].source;
+    const ConvexPolytope& b = *world.polytopes[shapeB].source;
+    if (entry->pair.shapeA == shapeA && entry->pair.shapeB == shapeB &&
+        candidatesHold(*entry, a, b, world.pose[shapeA], world.pose[shapeB], settings, r.delta)) {
+        r.mode = PairReuse::Reuse;
+        return r;
+    }
+    const Real slack = kSlackFraction * base.margin;
+    const Real motion = stepMotion(model, state, shapeA, shapeB, settings.dt > 0 ? settings.dt : Real(1.0 / 60));
+    if (!(slack > 0) || !(motion < Real(0.25) * slack)) {
+        entry->pair = ShapePair{-1, -1};   // no entry: the plain search
+        return PairReuse{};
+    }
+    entry->pair = ShapePair{shapeA, shapeB};
+    entry->polytopeA = &a;
+    entry->polytopeB = &b;
+    r.mode = PairReuse::Rebuild;
+    return r;
+}
+
+// collideShapes over the world frame of `world`; entry: the pair's slot in the feature cache
+// (null: no cache).
+// Returns what the pair did (PairReuse::Mode).
+int collideCachedPair(const Model& model, const State& state, const WorldShapes& world, int shapeA, int shapeB,
+                      const NarrowPhaseSettings& baseSettings, std::vector<PotentialContact>& out,
+                      FeatureCacheEntry* entry) {
     const NarrowPhaseSettings settings = pairSettings(model, state, shapeA, shapeB, baseSettings);
     const size_t first = out.size();
     const bool sphereA = model.shapeType[shapeA] == ShapeType::Sphere;
     const bool sphereB = model.shapeType[shapeB] == ShapeType::Sphere;
     const Real ra = model.shapeRadius[shapeA], rb = model.shapeRadius[shapeB];
+    int mode = PairReuse::Full;
     if (sphereA && sphereB) collideSpheres(world.pose[shapeA].pos, ra, world.pose[shapeB].pos, rb, settings, out);
     else if (sphereA) collideSphereWorld(world.pose[shapeA].pos, ra, true, world.polytopes[shapeB], settings, out);
     else if (sphereB) collideSphereWorld(world.pose[shapeB].pos, rb, false, world.polytopes[shapeA], settings, out);
-    else collideWorldPolytopes(world.polytopes[shapeA], world.polytopes[shapeB], settings, out);
+    else {
+        const WorldPolytope& wa = world.polytopes[shapeA];
+        const WorldPolytope& wb = world.polytopes[shapeB];
+        const PairReuse reuse = decideReuse(model, state, world, shapeA, shapeB, settings, baseSettings, entry);
+        if (reuse.mode == PairReuse::Rebuild)
+            buildCandidates(wa.view(), wb.view(), world.pose[shapeA], world.pose[shapeB], settings,
+                            kSlackFraction * baseSettings.margin, *reuse.entry);
+        collideWorldPolytopes(wa, wb, settings, out, reuse);
+        mode = reuse.mode;
+    }
     for (size_t i = first; i < out.size(); ++i) {
         out[i].shapeA = shapeA;
         out[i].shapeB = shapeB;
         out[i].bodyA = model.shapeBody[shapeA];
         out[i].bodyB = model.shapeBody[shapeB];
     }
+    return mode;
+}
+
+// The cache's slots for this call, one per pair in order: each pair's entry of the last call
+// moved over (the old list is sorted by pair), or an empty one. Serial; the pairs' threads then
+// write their own slots only.
+void alignCache(const std::vector<ShapePair>& pairs, FeatureCache& cache, std::vector<FeatureCacheEntry>& slots) {
+    std::vector<FeatureCacheEntry>& old = cache.entries;
+    slots.resize(pairs.size());
+    for (size_t i = 0; i < pairs.size(); ++i) {
+        auto it = std::lower_bound(old.begin(), old.end(), pairs[i],
+                                   [](const FeatureCacheEntry& e, const ShapePair& p) { return e.pair < p; });
+        if (it != old.end() && it->pair == pairs[i]) slots[i] = std::move(*it);
+        else slots[i].pair = ShapePair{-1, -1};
+    }
+}
+
+// Keeps the slots that hold candidates, sorted by pair, and counts what the call did.
+void storeCache(const std::vector<ShapePair>& pairs, const std::vector<uint8_t>& modes, FeatureCache& cache,
+                std::vector<FeatureCacheEntry>& slots) {
+    cache.entries.clear();
+    cache.reusedPairs = cache.rebuiltPairs = cache.fullPairs = 0;
+    for (size_t i = 0; i < pairs.size(); ++i) {
+        cache.reusedPairs += modes[i] == PairReuse::Reuse;
+        cache.rebuiltPairs += modes[i] == PairReuse::Rebuild;
+        cache.fullPairs += modes[i] == PairReuse::Full;
+        if (slots[i].pair == pairs[i]) cache.entries.push_back(std::move(slots[i]));
+    }
+    if (!std::is_sorted(cache.entries.begin(), cache.entries.end(),
+                        [](const FeatureCacheEntry& a, const FeatureCacheEntry& b) { return a.pair < b.pair; }))
+        std::sort(cache.entries.begin(), cache.entries.end(),
+                  [](const FeatureCacheEntry& a, const FeatureCacheEntry& b) { return a.pair < b.pair; });
 }
 
 }  // namespace
 
 void collidePairs(const Model& model, const State& state, const std::vector<ShapePair>& pairs,
-                  const NarrowPhaseSettings& settings, std::vector<PotentialContact>& out) {
+                  const NarrowPhaseSettings& settings, std::vector<PotentialContact>& out, FeatureCache* featureCache) {
     out.clear();
     const int n = (int)pairs.size();
     thread_local WorldShapes cache;   // this thread's; the pairs' threads read it through `world`
     WorldShapes& world = cache;
     world.assign(model, state, pairs);
+    // This thread's; the pairs' threads reach them through these references (a thread_local
+    // named inside the parallel region would be the worker's own, empty one).
+    thread_local std::vector<FeatureCacheEntry> slotStore;
+    thread_local std::vector<uint8_t> modeStore;
+    std::vector<FeatureCacheEntry>& slots = slotStore;
+    std::vector<uint8_t>& modes = modeStore;
+    if (featureCache) alignCache(pairs, *featureCache, slots);
+    modes.assign(n, PairReuse::Full);
+    auto runPair = [&](int i, std::vector<PotentialContact>& sink) {
+        modes[i] = (uint8_t)collideCachedPair(model, state, world, pairs[i].shapeA, pairs[i].shapeB, settings, sink,
+                                              featureCache ? &slots[i] : nullptr);
+    };
 #if defined(_OPENMP)
     // Threads take contiguous slices of the pair list and the slices are joined in order, so
     // the output is the serial output whatever the thread count (no atomics, no reordering).
@@ -194,14 +304,15 @@ void collidePairs(const Model& model, const State& state, const std::vector<Shap
         {
             const int t = omp_get_thread_num(), nt = omp_get_num_threads();
             const int lo = int(int64_t(n) * t / nt), hi = int(int64_t(n) * (t + 1) / nt);
-            for (int i = lo; i < hi; ++i)
-                collideCachedPair(model, state, world, pairs[i].shapeA, pairs[i].shapeB, settings, slices[t]);
+            for (int i = lo; i < hi; ++i) runPair(i, slices[t]);
         }
         for (const auto& slice : slices) out.insert(out.end(), slice.begin(), slice.end());
-        return;
-    }
+    } else
 #endif
-    for (int i = 0; i < n; ++i) collideCachedPair(model, state, world, pairs[i].shapeA, pairs[i].shapeB, settings, out);
+    {
+        for (int i = 0; i < n; ++i) runPair(i, out);
+    }
+    if (featureCache) storeCache(pairs, modes, *featureCache, slots);
 }
 
 }  // namespace cs

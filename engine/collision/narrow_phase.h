@@ -73,6 +73,8 @@
 
 namespace cs {
 
+struct FeatureCache;
+
 // Appends the potential contacts of shapes shapeA and shapeB (any order of indices; A is the
 // first argument) at the state's poses to out.
 void collideShapes(const Model& model, const State& state, int shapeA, int shapeB,
@@ -97,9 +99,11 @@ NarrowPhaseSettings pairSettings(const Model& model, const State& state, int sha
 void computeContactAabbs(const Model& model, const State& state, const NarrowPhaseSettings& settings,
                          std::vector<Aabb>& out);
 
-// All pairs in order; out is cleared first.
+// All pairs in order; out is cleared first. With a feature cache (feature_cache.h), polytope
+// pairs at rest run the exact tests on their cached candidate feature pairs; the output is the same.
 void collidePairs(const Model& model, const State& state, const std::vector<ShapePair>& pairs,
-                  const NarrowPhaseSettings& settings, std::vector<PotentialContact>& out);
+                  const NarrowPhaseSettings& settings, std::vector<PotentialContact>& out,
+                  FeatureCache* featureCache = nullptr);
 
 // The polytope-polytope and sphere cases on world-frame transforms (no Model needed); the
 // contacts' shape and body fields are left -1 for the caller to fill.

@@ -324,6 +324,16 @@ CS_HD void deepOverlapPass(const PolytopeView& A, const PolytopeView& B, const N
 
 CS_HD uint64_t featurePairKey(const PotentialContact& c) { return (uint64_t(c.featureA) << 32) | c.featureB; }
 
+// The stored contacts sorted by (featureA, featureB): insertion sort, a pair has a handful.
+CS_HD void sortContactsByFeatures(ContactSink& sink) {
+    for (int i = 1, n = sink.stored(); i < n; ++i) {
+        PotentialContact c = sink.out[i];
+        int j = i;
+        for (; j > 0 && featurePairKey(sink.out[j - 1]) > featurePairKey(c); --j) sink.out[j] = sink.out[j - 1];
+        sink.out[j] = c;
+    }
+}
+
 // All potential contacts of two world-frame polytopes (A is shape A), sorted by
 // (featureA, featureB) (keys are unique within a pair). Shape and body fields are left -1.
 CS_HD void collidePolytopePair(const PolytopeView& A, const PolytopeView& B, const NarrowPhaseSettings& s,
@@ -337,13 +347,7 @@ CS_HD void collidePolytopePair(const PolytopeView& A, const PolytopeView& B, con
     vertexEdgePass(B, A, false, s, sink);
     vertexVertexPass(A, B, s, sink);
     deepOverlapPass(A, B, s, sink);
-    // Insertion sort: a pair has a handful of contacts.
-    for (int i = 1, n = sink.stored(); i < n; ++i) {
-        PotentialContact c = sink.out[i];
-        int j = i;
-        for (; j > 0 && featurePairKey(sink.out[j - 1]) > featurePairKey(c); --j) sink.out[j] = sink.out[j - 1];
-        sink.out[j] = c;
-    }
+    sortContactsByFeatures(sink);
 }
 
 // Sphere against a world-frame polytope (narrow_phase.h, "Sphere pairs").

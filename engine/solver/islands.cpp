@@ -64,6 +64,25 @@ void prepareSleep(const Model& model, State& state, bool enabled) {
     }
 }
 
+void keepSleepingWarm(const Model& model, const State& state, const std::vector<WarmImpulse>& warm,
+                      std::vector<WarmImpulse>& kept) {
+    kept.clear();
+    const int shapes = model.shapeCount();
+    auto sleeper = [&](uint64_t shape) {   // a shape of a sleeping or static body
+        return shape < uint64_t(shapes) && !awakeDynamic(model, state, model.shapeBody[shape]);
+    };
+    for (const WarmImpulse& w : warm)
+        if (sleeper(w.key.shapes >> 32) && sleeper(w.key.shapes & 0xffffffffu)) kept.push_back(w);
+}
+
+void mergeSleepingWarm(const std::vector<WarmImpulse>& kept, std::vector<WarmImpulse>& warm) {
+    if (kept.empty()) return;
+    const size_t mid = warm.size();
+    warm.insert(warm.end(), kept.begin(), kept.end());
+    std::inplace_merge(warm.begin(), warm.begin() + mid, warm.end(),
+                       [](const WarmImpulse& a, const WarmImpulse& b) { return a.key < b.key; });
+}
+
 void wakeIsland(State& state, int body) {
     if (!isAsleep(state, body)) return;
     const int island = state.sleepIsland[body];

@@ -18,6 +18,9 @@
 // ties it to one (before the step's narrow phase, so the same step solves it), when the mouse
 // drags one of its bodies, when a joint's drive target or anchors change, or on World::wakeAll
 // (the app's edits). State carries the sleep data, so copies of a state sleep alike.
+// A sleeping island keeps its contacts' last impulses in State::warm (keepSleepingWarm /
+// mergeSleepingWarm around the step's store, which keeps only the step's own contacts), so that
+// when it wakes its first solve starts warm from the impulses that held it at rest.
 #pragma once
 
 #include <cstdint>
@@ -46,6 +49,13 @@ void prepareSleep(const Model& model, State& state, bool enabled);
 // After the broad phase: wakes every sleeping island touched by a pair or a joint with an awake
 // dynamic body (again until none is), then drops the pairs that have no awake dynamic body.
 void wakeTouchedIslands(const Model& model, State& state, std::vector<ShapePair>& pairs);
+
+// Before the step's contact results replace warm: the entries of contacts with no awake dynamic
+// body (a sleeping island's, whose pairs the step dropped), into kept. After: merges them back
+// (warm stays sorted by key; the step's list has none of them).
+void keepSleepingWarm(const Model& model, const State& state, const std::vector<WarmImpulse>& warm,
+                      std::vector<WarmImpulse>& kept);
+void mergeSleepingWarm(const std::vector<WarmImpulse>& kept, std::vector<WarmImpulse>& warm);
 
 void wakeIsland(State& state, int body);   // the island body sleeps in; no-op when awake
 void wakeAll(State& state);
