@@ -88,11 +88,13 @@ void recordCcpNewton(Exec& ex, PipelineData<Exec>& d, const SolverSettings& sett
     // The CCP merit of the warm impulses (u = u~ + M^-1 J^T lambda on the way).
     recordCcpGradient(ex, d, v, lambda, g, nullptr);
     recordCcpMeritSq(ex, v, lambda, g, &ctl->meritSq, nullptr);
+    const Real linearTolerance = settings.linearTolerance;   // recordLinearSolve reads it from the counters
     ex.serial(nullptr, [=] CS_LAMBDA() {
         ctl->merit = std::sqrt(ctl->meritSq);
         ctl->outer = c->rowCount > 0 && ctl->merit > tolerance;
         ctl->fallbacks = ctl->outerIterations = 0;
         c->linearIterations = 0;
+        c->linearTolerance = linearTolerance;
     });
     for (int k = 0; k < settings.newtonIterations && !ex.stopped(&ctl->outer); ++k) {
         // One Newton iteration (pipeline_newton.h recordSolve's body, from a fresh linearization).
