@@ -70,7 +70,7 @@ def main():
               f"{r['newton_iters_mean']:.2f} | {r['linear_iters_mean']:.1f} | {r['residual_final_last']:.2e} | "
               f"{r['residual_final_mean']:.2e} | {r['contacts_mean']:.0f} | {r['max_penetration_m']:.2e} | "
               f"{r['kinetic_energy_final_j']:.2e} |")
-    print("\nGPU: no GPU step for FEM (the CUDA pipeline steps rigid bodies only; FEM bodies run on the CPU step).")
+    print("\nGPU: not measured here (FEM runs on the step pipeline, tests/test_fem_exec_parity.cpp; no GPU on this machine).")
 
 
 if __name__ == "__main__":
