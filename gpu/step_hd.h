@@ -74,6 +74,24 @@ CS_HD void storeContactRows(const FlatRows& r, int n, int bodyA, int bodyB, cons
     }
 }
 
+// One bilateral row i on bodies a, b (the joints', the drag's, the FEM elements' and attachments';
+// the caller sets C and D) with its force limit, warm impulse and owner.
+CS_HD void writeBilateralRow(const FlatRows& r, int i, int a, int b, const Spatial& ja, const Spatial& jb, Real bias,
+                             Real softness, Real maxImpulse, Real lambda, int owner) {
+    r.kind[i] = int(RowKind::Bilateral);
+    r.bodyA[i] = a;
+    r.bodyB[i] = b;
+    r.jacobianA[i] = ja;
+    r.jacobianB[i] = jb;
+    r.bias[i] = bias;
+    r.softness[i] = softness;
+    r.mu[i] = 0;
+    r.normalRow[i] = -1;
+    r.maxImpulse[i] = maxImpulse;
+    r.lambda[i] = lambda;
+    r.owner[i] = owner;
+}
+
 // The three rows of contact ci at rows n, n+1, n+2 (buildStandardRows of standard_model.cpp,
 // one contact at a time): normal row, two friction rows, warm impulses from the sorted cache.
 // ccpRelaxed: the CCP model's rows (buildCcpRows), the normal row carrying mu.

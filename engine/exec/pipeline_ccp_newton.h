@@ -31,21 +31,7 @@ void recordCcpNewton(Exec& ex, PipelineData<Exec>& d, const SolverSettings& sett
     StepCounters* c = nv.c;
     if (gaussSeidel) recordColouring(ex, d, nv);
 
-    RowEvalView e{};
-    e.kind = d.kind.data();
-    e.bias = d.bias.data();
-    e.softness = d.softness.data();
-    e.mu = d.mu.data();
-    e.normalRow = d.normalRow.data();
-    e.lambda = d.lambda.data();
-    e.jv = d.jv.data();
-    e.diagA = d.diagA.data();
-    e.h = h;
-    e.ncp = settings.ncp == NcpFunction::FischerBurmeister ? 0 : 1;
-    e.precondition = settings.complementarityPreconditioner;
-    e.schurCompliance = d.compliance.data();
-    e.residual = d.residual.data();
-    e.merit = d.merit.data();
+    RowEvalView e = rowEvalView(d, settings, h);
     SolverSettings one = settings;   // one Newton iteration at a time, as the CPU calls solveNewton
     one.newtonIterations = 1;
     one.newtonTolerance = 0;

@@ -39,23 +39,6 @@ void recordFemPrepare(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws, 
     });
 }
 
-// One bilateral row i on bodies a, b (ConstraintRows::add's defaults), its warm impulse.
-CS_HD void writeFemRow(const FlatRows& r, int i, int a, int b, const Spatial& ja, const Spatial& jb, Real bias,
-                       Real softness, Real lambda) {
-    r.kind[i] = int(RowKind::Bilateral);
-    r.bodyA[i] = a;
-    r.bodyB[i] = b;
-    r.jacobianA[i] = ja;
-    r.jacobianB[i] = jb;
-    r.bias[i] = bias;
-    r.softness[i] = softness;
-    r.mu[i] = 0;
-    r.normalRow[i] = -1;
-    r.maxImpulse[i] = Real(1e30);
-    r.lambda[i] = lambda;
-    r.owner[i] = -1;
-}
-
 template <class Exec>
 void recordFemRows(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws, Real h) {
     PipelineFem<Exec>& f = d.fem;
@@ -84,9 +67,9 @@ void recordFemRows(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws, Rea
                        tetActivation[t] * activation[body], damping[body], h, r);
         for (int k = 0; k < r.count; ++k) {
             const int j = tetRowStart[t] + k, i = c->rowCount + j;
-            writeFemRow(rows, i, nb + v[0], nb + v[1], Spatial{r.jacobian[k][0], {0, 0, 0}},
-                        Spatial{r.jacobian[k][1], {0, 0, 0}}, r.bias[k], r.softness[k],
-                        warmStart && c->femWarm ? warm[j] : Real(0));
+            writeBilateralRow(rows, i, nb + v[0], nb + v[1], Spatial{r.jacobian[k][0], {0, 0, 0}},
+                              Spatial{r.jacobian[k][1], {0, 0, 0}}, r.bias[k], r.softness[k], Real(1e30),
+                              warmStart && c->femWarm ? warm[j] : Real(0), -1);
             bodyC[i] = nb + v[2];
             bodyD[i] = nb + v[3];
             jacobianC[i] = Spatial{r.jacobian[k][2], {0, 0, 0}};
@@ -104,8 +87,8 @@ void recordFemRows(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws, Rea
         femAttachmentRows(pos[node], bodyPos[body], bodyRot[body], attachLocal[a], h, r);
         for (int k = 0; k < 3; ++k) {
             const int j = tetRows + 3 * a + k, i = c->rowCount + j;
-            writeFemRow(rows, i, nb + node, body, r.jacobianNode[k], r.jacobianBody[k], r.bias[k], 0,
-                        warmStart && c->femWarm ? warm[j] : Real(0));
+            writeBilateralRow(rows, i, nb + node, body, r.jacobianNode[k], r.jacobianBody[k], r.bias[k], 0,
+                              Real(1e30), warmStart && c->femWarm ? warm[j] : Real(0), -1);
             if (!bodyC) continue;
             bodyC[i] = bodyD[i] = -1;
             jacobianC[i] = jacobianD[i] = zero;

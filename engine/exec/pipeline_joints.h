@@ -17,23 +17,6 @@
 
 namespace cs {
 
-// One bilateral row i on bodies a, b (C and D: none) with its force limit, warm impulse and owner.
-CS_HD void writeBilateralRow(const FlatRows& r, int i, int a, int b, const Spatial& ja, const Spatial& jb, Real bias,
-                             Real softness, Real maxImpulse, Real lambda, int owner) {
-    r.kind[i] = int(RowKind::Bilateral);
-    r.bodyA[i] = a;
-    r.bodyB[i] = b;
-    r.jacobianA[i] = ja;
-    r.jacobianB[i] = jb;
-    r.bias[i] = bias;
-    r.softness[i] = softness;
-    r.mu[i] = 0;
-    r.normalRow[i] = -1;
-    r.maxImpulse[i] = maxImpulse;
-    r.lambda[i] = lambda;
-    r.owner[i] = owner;
-}
-
 template <class Exec>
 void recordJointRows(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws, Real h) {
     PipelineJoints<Exec>& j = d.joints;

@@ -194,13 +194,10 @@ SolveView recordSolveSetup(Exec& ex, PipelineData<Exec>& d, bool sorted, bool ne
     return v;
 }
 
+// evalRow's view of the pipeline's rows (no force limits: recordSolve adds them; the CCP Newton,
+// pipeline_ccp_newton.h, has none).
 template <class Exec>
-void recordSolve(Exec& ex, PipelineData<Exec>& d, const SolverSettings& settings, Real h, bool sorted) {
-    const bool gaussSeidel = settings.linearSolver == LinearSolverType::GaussSeidel;
-    const SolveView v = recordSolveSetup(ex, d, sorted, gaussSeidel);
-    StepCounters* c = v.c;
-    if (gaussSeidel) recordColouring(ex, d, v);
-
+RowEvalView rowEvalView(PipelineData<Exec>& d, const SolverSettings& settings, Real h) {
     RowEvalView e{};
     e.kind = d.kind.data();
     e.bias = d.bias.data();
@@ -216,6 +213,17 @@ void recordSolve(Exec& ex, PipelineData<Exec>& d, const SolverSettings& settings
     e.schurCompliance = d.compliance.data();
     e.residual = d.residual.data();
     e.merit = d.merit.data();
+    return e;
+}
+
+template <class Exec>
+void recordSolve(Exec& ex, PipelineData<Exec>& d, const SolverSettings& settings, Real h, bool sorted) {
+    const bool gaussSeidel = settings.linearSolver == LinearSolverType::GaussSeidel;
+    const SolveView v = recordSolveSetup(ex, d, sorted, gaussSeidel);
+    StepCounters* c = v.c;
+    if (gaussSeidel) recordColouring(ex, d, v);
+
+    RowEvalView e = rowEvalView(d, settings, h);
     e.maxImpulse = d.maxImpulse.data();   // force-limited rows (joint drives, the drag) as evalRow's box
 
     const Real eps = settings.regularization, damping = settings.damping, fixedTolerance = settings.linearTolerance;
