@@ -10,65 +10,24 @@ culled and must come out identical.
 Usage: bench_cull.py BUILD_DIR [--steps N] [--scenes a,b,...]
 Writes bench/results/<machine>/cull.csv (scripts/bench.py names the machine).
 """
-import csv
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import machine_name, run  # noqa: E402
-
-FIELDS = [("max_penetration_m", "max pen. (m)"), ("kinetic_energy_final_j", "final KE (J)"),
-          ("top_drift_m", "top drift (m)"), ("residual_last", "final residual (m/s)"),
-          ("cpu_ms_per_step_median", "CPU ms/step")]
-
-
-def measure(exe, scene, steps, cull):
-    args = [scene, "--threads", "1", "--overlap-every", "0", "--no-progress", "--cull-rows", cull]
-    if steps:
-        args += ["--steps", str(steps)]
-    r = run(exe, args)
-    r["residual_last"] = r["residual_final"]["last"]
-    return r
+from bench_ab import FIELDS, cells, compare, library_scenes, parse_args, write_csv  # noqa: E402
 
 
 def main():
-    args = sys.argv[1:]
-    build = args[0] if args and not args[0].startswith("--") else "build"
-    steps = int(args[args.index("--steps") + 1]) if "--steps" in args else None
-    only = args[args.index("--scenes") + 1].split(",") if "--scenes" in args else None
-    exe = os.path.join(build, "sandbox")
-    listing = subprocess.run([exe, "list"], capture_output=True, text=True, check=True).stdout
-    scenes = [line.split()[0] for line in listing.splitlines() if line.strip()]
-    rows = []
-    for scene in scenes:
-        if only and scene not in only:
-            continue
-        off, on = measure(exe, scene, steps, "off"), measure(exe, scene, steps, "on")
-        row = {"scene": scene, "contact": off["contact"], "steps": off["steps"]}
-        for key, _ in FIELDS:
-            row[key + "_off"], row[key + "_on"] = off[key], on[key]
-        row["failed_steps_off"], row["failed_steps_on"] = off["failed_steps"], on["failed_steps"]
-        row["cull_resolves"] = on["cull_resolves"]
-        rows.append(row)
-        print(f"  {scene:18s} {off['cpu_ms_per_step_median']:8.3f} / {on['cpu_ms_per_step_median']:8.3f} CPU ms/step",
-              file=sys.stderr)
-    if not rows:
-        sys.exit("bench_cull.py: no scene selected")
-    outdir = os.path.join("bench", "results", machine_name())
-    os.makedirs(outdir, exist_ok=True)
-    path = os.path.join(outdir, "cull.csv")
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
-        w.writeheader()
-        w.writerows(rows)
+    exe, steps, only = parse_args(sys.argv[1:])
+    rows = compare(exe, library_scenes(exe), steps, only, "--cull-rows",
+                   lambda off, on: {"cull_resolves": on["cull_resolves"]})
+    path = write_csv(rows, "cull.csv")
     print(f"\n## Row culling off / on, every library scene, one thread -> {path}\n")
     print("| scene | model | steps | " + " | ".join(f"{label} off / on" for _, label in FIELDS) +
           " | failed steps off / on | re-solves |")
     print("|---|---|---:|" + "---:|" * (len(FIELDS) + 2))
     for r in rows:
-        cells = " | ".join(f"{r[k + '_off']:.3g} / {r[k + '_on']:.3g}" for k, _ in FIELDS)
-        print(f"| {r['scene']} | {r['contact']} | {r['steps']} | {cells} | {r['failed_steps_off']} / "
+        print(f"| {r['scene']} | {r['contact']} | {r['steps']} | {cells(r)} | {r['failed_steps_off']} / "
               f"{r['failed_steps_on']} | {r['cull_resolves']} |")
 
 
