@@ -29,13 +29,9 @@ void runCcpNewton(const CcpScenesOptions& o) {
 #if defined(_OPENMP)
     omp_set_num_threads(1);
 #endif
-    const std::string path = o.outDir + "/ccp_newton.csv";
-    std::FILE* f = std::fopen(path.c_str(), "w");
-    if (!f) {
-        std::fprintf(stderr, "sandbox experiment: cannot write %s\n", path.c_str());
-        std::exit(2);
-    }
-    std::fprintf(f, "scene,solver,steps,steps_converged,mean_merit,max_merit,fallbacks,ms_per_step,distance_from_apgd_m\n");
+    std::FILE* f = openExperimentCsv(o.outDir, "ccp_newton.csv",
+                                     "scene,solver,steps,steps_converged,mean_merit,max_merit,fallbacks,ms_per_step,"
+                                     "distance_from_apgd_m");
     struct Variant { const char* name; CcpSolverType ccp; LinearSolverType linear; };
     const Variant variants[] = {{"apgd-300", CcpSolverType::APGD, LinearSolverType::PCR},
                                 {"newton-pcr", CcpSolverType::Newton, LinearSolverType::PCR},
@@ -47,12 +43,7 @@ void runCcpNewton(const CcpScenesOptions& o) {
         for (const Variant& v : variants) {
             Model m;
             WorldSettings s;
-            SceneInfo info;
-            std::string err;
-            if (!loadScene(scene, m, s, info, &err)) {
-                std::fprintf(stderr, "sandbox experiment: %s\n", err.c_str());
-                std::exit(2);
-            }
+            const double duration = loadExperimentScene(scene, m, s);
             s.solver.contactModel = ContactModelType::CCP;
             s.solver.ccp.solver = v.ccp;
             s.solver.ccp.iterations = 300;
@@ -61,7 +52,7 @@ void runCcpNewton(const CcpScenesOptions& o) {
             s.solver.linearIterations = 40;
             s.solver.newtonIterations = o.newtonIterations;
             World w(m, s);
-            const int steps = int(std::lround((o.seconds > 0 ? o.seconds : double(info.duration)) / double(s.dt)));
+            const int steps = int(std::lround((o.seconds > 0 ? o.seconds : duration) / double(s.dt)));
             double total = 0, sum = 0, worst = 0;
             int converged = 0, fallbacks = 0;
             for (int k = 0; k < steps; ++k) {

@@ -27,16 +27,6 @@ namespace cs {
 
 namespace {
 
-std::FILE* openCsv(const std::string& dir, const char* name, const char* header) {
-    std::FILE* f = std::fopen((dir + "/" + name).c_str(), "w");
-    if (!f) {
-        std::fprintf(stderr, "sandbox experiment: cannot write %s/%s\n", dir.c_str(), name);
-        std::exit(2);
-    }
-    std::fprintf(f, "%s\n", header);
-    return f;
-}
-
 Model slabOnGround(Real mu) {
     Model m;
     std::string err;
@@ -64,8 +54,28 @@ Model slabOnGround(Real mu) {
 
 }  // namespace
 
+std::FILE* openExperimentCsv(const std::string& dir, const char* name, const char* header) {
+    std::FILE* f = std::fopen((dir + "/" + name).c_str(), "w");
+    if (!f) {
+        std::fprintf(stderr, "sandbox experiment: cannot write %s/%s\n", dir.c_str(), name);
+        std::exit(2);
+    }
+    std::fprintf(f, "%s\n", header);
+    return f;
+}
+
+double loadExperimentScene(const char* scene, Model& model, WorldSettings& settings) {
+    SceneInfo info;
+    std::string err;
+    if (!loadScene(scene, model, settings, info, &err)) {
+        std::fprintf(stderr, "sandbox experiment: %s\n", err.c_str());
+        std::exit(2);
+    }
+    return double(info.duration);
+}
+
 void runLiftoff(const CcpScenesOptions& o) {
-    std::FILE* f = openCsv(o.outDir, "ccp_liftoff.csv", "model,h,mu,first_lift_m,predicted_m,max_lift_m");
+    std::FILE* f = openExperimentCsv(o.outDir, "ccp_liftoff.csv", "model,h,mu,first_lift_m,predicted_m,max_lift_m");
     for (int model = 0; model < 2; ++model)
         for (double h : {1.0 / 480, 1.0 / 240, 1.0 / 120, 1.0 / 60, 1.0 / 30})
             for (double mu : {0.1, 0.25, 0.5, 1.0}) {
@@ -94,7 +104,7 @@ void runLiftoff(const CcpScenesOptions& o) {
 }
 
 void runCcpScenes(const CcpScenesOptions& o) {
-    std::FILE* f = openCsv(o.outDir, "ccp_scenes.csv",
+    std::FILE* f = openExperimentCsv(o.outDir, "ccp_scenes.csv",
                            "scene,variant,steps,ms_per_step,final_kinetic_J,max_penetration_m,max_displacement_m,"
                            "mean_residual,max_ccp_separation_m,failed_steps");
     struct Variant { const char* name; ContactModelType model; CcpSolverType ccp; int iterations; };
@@ -109,17 +119,12 @@ void runCcpScenes(const CcpScenesOptions& o) {
         for (const Variant& v : variants) {
             Model m;
             WorldSettings s;
-            SceneInfo info;
-            std::string err;
-            if (!loadScene(scene, m, s, info, &err)) {
-                std::fprintf(stderr, "sandbox experiment: %s\n", err.c_str());
-                std::exit(2);
-            }
+            const double duration = loadExperimentScene(scene, m, s);
             s.solver.contactModel = v.model;
             s.solver.ccp.solver = v.ccp;
             s.solver.ccp.iterations = v.iterations;
             World w(m, s);
-            const int steps = int(std::lround((o.seconds > 0 ? o.seconds : double(info.duration)) / double(s.dt)));
+            const int steps = int(std::lround((o.seconds > 0 ? o.seconds : duration) / double(s.dt)));
             double total = 0, residual = 0, penetration = 0, separation = 0;
             for (int k = 0; k < steps; ++k) {
                 w.step();
