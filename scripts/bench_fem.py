@@ -9,7 +9,7 @@ Newton x 40 PCR iterations). Fewer steps for the bigger meshes (3 for the 98k-te
 within a few minutes (STEPS below; each row names its steps). Each row: median and mean wall ms
 per step, the process's CPU ms per step, Newton and linear iterations per step, the final NCP
 residual (the last step's, and the mean over the run), the deepest penetration and the kinetic
-energy at the end. The GPU step does not run FEM bodies: no GPU rows (said in the output).
+energy at the end. FEM runs on the step pipeline; GPU rows need a GPU (said in the output).
 
 Usage: bench_fem.py BUILD_DIR [--quick] [--threads T]   (--quick: the two smallest meshes)
 Writes bench/results/<machine>/fem.csv (scripts/bench.py names the machine).
