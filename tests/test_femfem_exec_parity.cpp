@@ -176,3 +176,59 @@ TEST_CASE("femfem exec parity: FEM-FEM and self contacts on the pipeline equal W
         if (k.smallBuffers) CHECK(p.growth > 0);
     }
 }
+
+// A node equally deep below two triangles of another body takes the later one (the CPU's
+// `gap < bestGap` skip: an equal gap replaces the best). Built so that the tie is exact: a slab
+// 2/64 m thick (top and bottom faces at z = +-1/64, one cell) and a small block whose four bottom
+// nodes lie on the slab's mid-plane at dyadic coordinates, so the barycentric weights, closest
+// points and gaps (-1/64 to both faces) are exact in binary; the top and bottom triangles' normals
+// are opposite, so which one is taken decides the step. No gravity.
+TEST_CASE("femfem exec parity: a node tied between two triangles takes the later one, as on the CPU") {
+    auto make = [] {
+        Model model;
+        FemBodyDesc slab = blockDesc({Real(0.5), Real(0.5), Real(1) / 64}, 1, Real(1e5), Real(0.45),
+                                     FemMaterialType::CorotatedLinear);
+        slab.name = "slab";
+        addFem(model, slab);
+        FemBodyDesc cube = blockDesc({Real(0.0625), Real(0.0625), Real(0.0625)}, 1, Real(1e5), Real(0.45),
+                                     FemMaterialType::CorotatedLinear);
+        cube.name = "cube";
+        cube.pose.pos = {Real(0.3125), Real(-0.0625), Real(0.0625)};   // bottom face at z = 0 exactly
+        addFem(model, cube);
+        WorldSettings settings;
+        settings.gravity = {0, 0, 0};
+        return World(std::move(model), settings);
+    };
+    World cpu = make(), host = make();
+    const std::vector<Vec3> x0 = cpu.state().femPos;   // the first step's positions
+    std::string why;
+    REQUIRE_MESSAGE(pipelineSupports(host, &why), why);
+    PipelineWorld<HostExecutor> pipeline(host);
+    int ties = 0;          // the first step's contacts whose node has two triangles at the same gap
+    Real worst = 0;        // m/s, largest node velocity difference
+    for (int i = 0; i < 5; ++i) {
+        cpu.step();
+        pipeline.step();
+        for (size_t n = 0; n < x0.size(); ++n)
+            worst = std::max(worst, length(cpu.state().femVel[n] - host.state().femVel[n]));
+        if (i > 0) continue;
+        const Model& m = cpu.model();
+        for (const Contact& c : cpu.contacts()) {
+            if (c.femTri < 0) continue;
+            const FemBodyInfo& b = m.femBodies[m.femNodeBody[m.femTris[c.femTri][0]]];
+            int same = 0;
+            for (int t = b.firstTri; t < b.firstTri + b.triCount; ++t) {
+                const auto& tri = m.femTris[t];
+                FemTriangleContact q{};
+                same += femNodeTriangleContact(x0[c.femNode], x0[tri[0]], x0[tri[1]], x0[tri[2]],
+                                               cpu.settings.contactMargin, -kHuge, q) &&
+                        q.gap == c.geometry.gap;
+            }
+            ties += same > 1;
+        }
+    }
+    MESSAGE("nodes tied between two triangles in the first step: " << ties << "; largest node velocity difference "
+                                                                  << worst << " m/s over 5 steps");
+    CHECK(ties == 4);   // the cube's four bottom nodes
+    CHECK(worst == 0);
+}
