@@ -141,9 +141,9 @@ TEST_CASE("femfem exec parity: FEM-FEM and self contacts on the pipeline equal W
         bool smallBuffers;
     };
     const Case cases[] = {
-        {"stacked blocks", 300, LinearSolverType::PCG, 1, true},
-        {"stacked blocks, pcr, 2 substeps", 200, LinearSolverType::PCR, 2, false},
-        {"ball on block", 300, LinearSolverType::PCG, 1, false},
+        {"stacked blocks", 200, LinearSolverType::PCG, 1, true},
+        {"stacked blocks, pcr, 2 substeps", 100, LinearSolverType::PCR, 2, false},
+        {"ball on block", 200, LinearSolverType::PCG, 1, false},
         {"fem_fold", 300, LinearSolverType::PCG, 1, true},
     };
     for (const Case& k : cases) {
