@@ -42,7 +42,7 @@ struct GpuBufferStats {
 bool gpuAvailable(std::string* why);
 
 // True when the device path covers the world as it is set up now (engine/exec pipelineSupports:
-// the standard contact model with joints, the drag and one FEM body; CCP without them). Otherwise
+// the standard contact model with joints, the drag and FEM bodies; CCP without them). Otherwise
 // false with the reason.
 bool gpuSupports(const World& world, std::string* why);
 

@@ -7,8 +7,8 @@
 // (difference 0) for Jacobi, PCG and PCR; Gauss-Seidel colours its rows differently (parallel
 // rounds, 64 colours, the rest swept serially, against the CPU's greedy 256) and is held to a
 // bound. FEM boundary nodes against rigid parts (the ground, a wall, a box) run on the pipeline
-// too, with buffers forced small so that they grow; FEM-FEM contacts do not yet, and
-// PipelineWorld refuses a world with two FEM bodies (last case).
+// too, with buffers forced small so that they grow; FEM-FEM and self contacts are compared in
+// test_femfem_exec_parity.cpp. The last case: what the pipeline still refuses.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -183,10 +183,11 @@ TEST_CASE("fem exec parity: FEM contacts with rigid parts and attachments on the
 }
 
 TEST_CASE("fem exec parity: a FEM world the pipeline cannot run yet is refused with its reason") {
-    World ramp = loadWorld("fem_ramp");   // two FEM bodies: FEM-FEM contacts are not on the pipeline
     std::string why;
-    CHECK_FALSE(pipelineSupports(ramp, &why));
-    CHECK(why.find("deformable") != std::string::npos);
+    World ramp = loadWorld("fem_ramp");   // two FEM bodies (FEM-FEM contacts) and fem_fold (self contact): run
+    CHECK_MESSAGE(pipelineSupports(ramp, &why), why);
+    World fold = loadWorld("fem_fold");
+    CHECK_MESSAGE(pipelineSupports(fold, &why), why);
     World plain = femWorld(FemMaterialType::CorotatedLinear, true, 0, 0);
     plain.settings.solver.contactModel = ContactModelType::CCP;
     CHECK_FALSE(pipelineSupports(plain, &why));

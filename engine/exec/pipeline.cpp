@@ -15,10 +15,6 @@ bool pipelineSupports(const World& world, std::string* why) {
         reason = "the device pipeline runs joints and the mouse drag with the standard contact model only";
     else if (!world.model().femBodies.empty() && solver.contactModel != ContactModelType::Standard)
         reason = "the device pipeline runs deformable (FEM) bodies with the standard contact model only";
-    else if (world.model().femBodies.size() > 1)
-        reason = "the device pipeline has no contacts between deformable (FEM) bodies yet (more than one FEM body)";
-    else if (!world.model().femBodies.empty() && world.model().femBodies[0].selfContact)
-        reason = "the device pipeline has no self contact of a deformable (FEM) body yet (self_contact)";
     else if (world.settings.speculative > 0)
         reason = "the device pipeline has no speculative widening yet (settings.speculative)";
     else if (world.settings.projectionPasses > 0)

@@ -35,7 +35,8 @@ struct StepCounters {
     int warmCount;             // entries of the warm-start cache (sorted by key)
     int femWarm;               // 1: fem.warm holds last substep's FEM row impulses
     int jointWarm;             // 1: joints.warm holds last substep's joint and coupling impulses
-    int femContacts, femContactWarm, neededFemContacts;   // FEM node-part contacts, their warm cache
+    int femContacts, femContactWarm, neededFemContacts;   // FEM contacts (node-part, then node-triangle), their warm cache
+    int femTriContacts;        // of the femContacts, the node-triangle ones (FEM-FEM and self contact)
     int bad;                   // the guard fired in this substep
     int failedSteps;           // substeps rolled back by the guard in this step
     int overflow;              // a count exceeded its buffer: grow and run the step again

@@ -1,6 +1,8 @@
-// FEM boundary nodes against rigid parts on the step pipeline: fem_contact.cpp's
-// nodesAgainstParts over the executor verbs, the geometry being the same CS_HD function
-// (fem_contact_hd.h femNodePartContact) and the rows the standard model's (standard_rows_hd.h).
+// FEM contacts on the step pipeline: fem_contact.cpp's buildFemContactRows over the executor
+// verbs. Boundary nodes against rigid parts here, the geometry being the same CS_HD function
+// (fem_contact_hd.h femNodePartContact) and the rows the standard model's (standard_rows_hd.h);
+// boundary nodes against boundary triangles of FEM bodies (FEM-FEM, self contact) in
+// pipeline_fem_femcontact.h, their contacts following these as the CPU orders them.
 //
 //   boxes       per FEM body, the box of its boundary nodes (one thread per FEM body)
 //   candidates  one thread per (FEM body, shape, boundary node), in the CPU's loop order: the
@@ -8,13 +10,14 @@
 //               FEM body's and holding the node, the gap within the margin; a scan of the hits
 //               gives each contact its slot, so they are compacted in the CPU's order
 //   rows        three per contact after the FEM rows (normal, two friction rows: node as body A,
-//               lever arm zero), warm impulses from last substep's cache
+//               lever arm zero; against a triangle, its three nodes with the barycentric weights),
+//               warm impulses from last substep's cache
 //   store       after integration: the cache sorted by key (fem_contact.cpp storeFemContacts)
 // More contacts than the buffers hold set counters.overflow and the step runs again, larger.
-// FEM-FEM (vertex-triangle) contacts are not here: PipelineWorld refuses two FEM bodies.
 #pragma once
 
 #include "engine/exec/pipeline_data.h"
+#include "engine/exec/pipeline_fem_femcontact.h"
 #include "engine/fem/fem_contact_hd.h"
 
 namespace cs {
@@ -41,7 +44,7 @@ CS_HD bool aabbsMeet(const Aabb& a, const Aabb& b) {
 template <class Exec>
 void recordFemContacts(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws, Real h) {
     PipelineFem<Exec>& f = d.fem;
-    if (f.candidates == 0) return;
+    if (!f.anyContacts()) return;
     const FlatModelView m = d.model;
     StepCounters* c = d.counters.data();
     const int femBodies = f.femBodies, candidates = f.candidates, capacity = f.contactCapacity, nb = d.bodies;
@@ -76,28 +79,40 @@ void recordFemContacts(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws,
                                   world.pose[shape].pos, m.shapeRadius[shape], margin, out);
     };
     int *hit = f.hit.data(), *offset = f.hitOffset.data();
-    ex.forEach(candidates, nullptr, nullptr, [=] CS_LAMBDA(int k) {
-        PotentialContact scratch;
-        hit[k] = contact(k, scratch) ? 1 : 0;
-    });
-    ex.exclusiveScan(hit, offset, candidates);
+    if (candidates > 0) {
+        ex.forEach(candidates, nullptr, nullptr, [=] CS_LAMBDA(int k) {
+            PotentialContact scratch;
+            hit[k] = contact(k, scratch) ? 1 : 0;
+        });
+        ex.exclusiveScan(hit, offset, candidates);
+    }
+    recordFemTriangleSearch(ex, d, ws);
+    const int triCandidates = f.triCandidates;
+    const int *triHit = f.triHit.data(), *triOffset = f.triHitOffset.data();
     ex.serial(nullptr, [=] CS_LAMBDA() {
-        const int total = offset[candidates - 1] + hit[candidates - 1];
+        const int parts = candidates > 0 ? offset[candidates - 1] + hit[candidates - 1] : 0;
+        const int tris = triCandidates > 0 ? triOffset[triCandidates - 1] + triHit[triCandidates - 1] : 0;
+        const int total = parts + tris;
         c->neededFemContacts = total > c->neededFemContacts ? total : c->neededFemContacts;
         c->femContacts = total <= capacity ? total : 0;
+        c->femTriContacts = total <= capacity ? tris : 0;
         if (total > capacity) c->overflow = 1;
     });
     PotentialContact* contacts = f.contacts.data();
     Real* contactMu = f.contactMu.data();
+    int* contactTri = f.contactTri.data();
     const Real *friction = f.friction.data(), frictionScale = ws.frictionScale;
-    ex.forEach(candidates, nullptr, nullptr, [=] CS_LAMBDA(int k) {
-        if (!hit[k] || offset[k] >= c->femContacts) return;
-        PotentialContact& out = contacts[offset[k]];
-        contact(k, out);
-        int femBody, shape, node;
-        femCandidate(candidateStart, surfaceStart, surfaceNodes, femBodies, k, femBody, shape, node);
-        contactMu[offset[k]] = mixFrictionCoefficient(friction[femBody], m.friction[out.bodyB], frictionScale);
-    });
+    if (candidates > 0)
+        ex.forEach(candidates, nullptr, nullptr, [=] CS_LAMBDA(int k) {
+            if (!hit[k] || offset[k] >= c->femContacts - c->femTriContacts) return;
+            PotentialContact& out = contacts[offset[k]];
+            contact(k, out);
+            int femBody, shape, node;
+            femCandidate(candidateStart, surfaceStart, surfaceNodes, femBodies, k, femBody, shape, node);
+            contactMu[offset[k]] = mixFrictionCoefficient(friction[femBody], m.friction[out.bodyB], frictionScale);
+            contactTri[offset[k]] = -1;
+        });
+    recordFemTriangleFill(ex, d, ws);
 
     const FlatRows rows{d.kind.data(), d.rowBodyA.data(), d.rowBodyB.data(), d.jacobianA.data(), d.jacobianB.data(),
                         d.bias.data(), d.softness.data(), d.mu.data(), d.normalRow.data(), d.maxImpulse.data(),
@@ -108,6 +123,8 @@ void recordFemContacts(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws,
     const WarmImpulse* warm = f.contactWarm.data();
     const Real stabilization = ws.solver.stabilization, maxPushout = ws.solver.maxPushoutSpeed * h;
     const bool warmStart = ws.solver.warmStart;
+    const int* triNodes = f.triNodes.data();
+    const Vec3* weight = f.contactWeight.data();
     ex.forEach(capacity, &c->femContacts, nullptr, [=] CS_LAMBDA(int i) {
         const PotentialContact& ct = contacts[i];
         const Vec3 zero{0, 0, 0};
@@ -115,10 +132,15 @@ void recordFemContacts(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws,
                                                           stabilization, maxPushout);
         Real lambda[3] = {0, 0, 0};
         if (warmStart) {
-            const int w = findWarmIndex(warm, c->femContactWarm, femContactKey(ct.bodyA - nb, ct.shapeB, -1, ct.featureB));
+            const int w = findWarmIndex(warm, c->femContactWarm, femContactKeyOf(ct, contactTri[i], nb));
             if (w >= 0) warmRowImpulses(warm[w], r, lambda);
         }
         const int n = c->rowCount + 3 * i;
+        if (contactTri[i] >= 0) {
+            storeFemTriangleRows(rows, n, ct, triNodes + 3 * contactTri[i], weight[i], nb, r, lambda, contactMu[i], bodyC,
+                                 bodyD, jacobianC, jacobianD);
+            return;
+        }
         storeContactRows(rows, n, ct.bodyA, ct.bodyB, r, lambda, Real(0), contactMu[i], -1);
         for (int row = n; row < n + 3; ++row) {
             bodyC[row] = bodyD[row] = -1;
@@ -129,19 +151,20 @@ void recordFemContacts(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws,
 }
 
 // After integration: the contacts' impulses as next substep's warm cache, sorted by key (their
-// pair words differ: one contact per node and part), or none after a roll back.
+// pair words differ: one contact per node and part or triangle), or none after a roll back.
 template <class Exec>
 void recordFemContactStore(Exec& ex, PipelineData<Exec>& d) {
     PipelineFem<Exec>& f = d.fem;
-    if (f.candidates == 0) return;
+    if (!f.anyContacts()) return;
     StepCounters* c = d.counters.data();
     const int capacity = f.contactCapacity, nb = d.bodies;
     const PotentialContact* contacts = f.contacts.data();
+    const int* contactTri = f.contactTri.data();
     uint64_t *pair = f.contactPair.data(), *pairOut = f.contactPairOut.data();
     int *index = f.contactIndex.data(), *indexOut = f.contactIndexOut.data();
     ex.forEach(capacity, nullptr, nullptr, [=] CS_LAMBDA(int i) {
         const bool used = i < c->femContacts;
-        pair[i] = used ? femContactKey(contacts[i].bodyA - nb, contacts[i].shapeB, -1, 0).shapes : ~uint64_t(0);
+        pair[i] = used ? femContactKeyOf(contacts[i], contactTri[i], nb).shapes : ~uint64_t(0);
         index[i] = i;
     });
     ex.sortPairs(pair, index, pairOut, indexOut, capacity);
@@ -152,7 +175,7 @@ void recordFemContactStore(Exec& ex, PipelineData<Exec>& d) {
         const PotentialContact& ct = contacts[j];
         Vec3 t[2];
         tangentBasis(ct.normal, t[0], t[1]);
-        next[i] = WarmImpulse{femContactKey(ct.bodyA - nb, ct.shapeB, -1, ct.featureB), lambda[n],
+        next[i] = WarmImpulse{femContactKeyOf(ct, contactTri[j], nb), lambda[n],
                               lambda[n + 1] * t[0] + lambda[n + 2] * t[1]};
     });
     ex.serial(nullptr, [=] CS_LAMBDA() { c->femContactWarm = c->bad ? 0 : c->femContacts; });

@@ -16,6 +16,7 @@
 
 #include "engine/collision/broad_phase.h"
 #include "engine/collision/potential_contact.h"
+#include "engine/fem/fem_contact.h"
 #include "engine/fem/fem_material_hd.h"
 #include "engine/model.h"
 
@@ -66,12 +67,68 @@ struct PipelineFem {
     Buffer<uint64_t> contactPair, contactPairOut;      // key.shapes, for the warm cache's order
     Buffer<int> contactIndex, contactIndexOut;
     Buffer<WarmImpulse> contactWarm, contactWarmNext, contactWarmAtStart;   // sorted by key
+    Buffer<int> contactTri;                    // (contactCapacity) the boundary triangle, or -1 (a rigid part)
+    Buffer<Vec3> contactWeight;                // (contactCapacity) its barycentric weights
+
+    // ---- boundary nodes against boundary triangles (pipeline_fem_femcontact.h) ----
+    int tris = 0;                              // boundary triangles, all FEM bodies
+    int femPairs = 0;                          // ordered pairs (a, b): a != b, or a == b with self contact
+    int triCandidates = 0;                     // sum over the pairs of a's boundary nodes
+    bool selfContact = false;                  // some body has self contact (restPos, restReach are sent)
+    Buffer<int> triNodes;                      // (3 tris) global node indices
+    Buffer<int> triFirst, triCount;            // (femBodies) body b's triangles
+    Buffer<int> pairA, pairB, pairStart;       // (femPairs), pairStart (femPairs + 1): first candidate
+    Buffer<Vec3> restPos;                      // (nodes) with self contact
+    Buffer<Real> restReach;                    // (nodes) l_n, with self contact
+    Buffer<Real> cell;                         // (femBodies) grid cell of body b's triangles, this substep
+    Buffer<int> triCells;                      // (6 tris) grown cell range (lo xyz, hi xyz), this substep
+    Buffer<int> triBest, triHit, triHitOffset; // (triCandidates) the node's triangle or -1; 1 if one; its slot
+
+    bool anyContacts() const { return candidates > 0 || triCandidates > 0; }
 };
 
 template <class Exec, class T>
 void uploadFemVector(Exec& ex, typename Exec::template Buffer<T>& to, const std::vector<T>& from) {
     to.reserve(from.size() > 0 ? from.size() : 1);
     if (!from.empty()) ex.upload(to.data(), from.data(), from.size());
+}
+
+// The boundary triangles and the body pairs of FEM-FEM and self contact, in fem_contact.cpp's
+// order (pairs by a, then b; candidates by pair, then a's boundary nodes ascending).
+template <class Exec>
+void uploadFemTriangles(Exec& ex, PipelineFem<Exec>& f, const Model& model, const std::vector<int>& surfaceStart) {
+    f.tris = (int)model.femTris.size();
+    std::vector<int> triNodes(3 * size_t(f.tris)), first(f.femBodies), count(f.femBodies);
+    for (int t = 0; t < f.tris; ++t)
+        for (int j = 0; j < 3; ++j) triNodes[3 * size_t(t) + j] = model.femTris[t][j];
+    std::vector<int> pairA, pairB, pairStart{0};
+    f.selfContact = false;
+    for (int a = 0; a < f.femBodies; ++a) {
+        first[a] = model.femBodies[a].firstTri;
+        count[a] = model.femBodies[a].triCount;
+        f.selfContact = f.selfContact || model.femBodies[a].selfContact;
+        for (int b = 0; b < f.femBodies; ++b) {
+            if (a == b && !model.femBodies[a].selfContact) continue;
+            pairA.push_back(a);
+            pairB.push_back(b);
+            pairStart.push_back(pairStart.back() + surfaceStart[a + 1] - surfaceStart[a]);
+        }
+    }
+    f.femPairs = (int)pairA.size();
+    f.triCandidates = pairStart.back();
+    uploadFemVector(ex, f.triNodes, triNodes);
+    uploadFemVector(ex, f.triFirst, first);
+    uploadFemVector(ex, f.triCount, count);
+    uploadFemVector(ex, f.pairA, pairA);
+    uploadFemVector(ex, f.pairB, pairB);
+    uploadFemVector(ex, f.pairStart, pairStart);
+    std::vector<Real> reach;
+    if (f.selfContact) femRestReach(model, reach);
+    uploadFemVector(ex, f.restPos, f.selfContact ? model.femRestPos : std::vector<Vec3>{});
+    uploadFemVector(ex, f.restReach, reach);
+    f.cell.reserve(f.femBodies > 0 ? f.femBodies : 1);
+    f.triCells.reserve(f.tris > 0 ? 6 * size_t(f.tris) : 1);
+    for (auto* b : {&f.triBest, &f.triHit, &f.triHitOffset}) b->reserve(f.triCandidates > 0 ? f.triCandidates : 1);
 }
 
 // The FEM model into the executor's memory and the node buffers sized (the rows' buffers are
@@ -143,6 +200,7 @@ void uploadFemModel(Exec& ex, PipelineFem<Exec>& f, const Model& model) {
     f.box.reserve(f.femBodies > 0 ? f.femBodies : 1);
     f.hit.reserve(f.candidates > 0 ? f.candidates : 1);
     f.hitOffset.reserve(f.candidates > 0 ? f.candidates : 1);
+    uploadFemTriangles(ex, f, model, surfaceStart);
 }
 
 // The FEM contacts' buffers for `contacts` contacts (contents kept).
@@ -155,6 +213,8 @@ void reserveFemContacts(PipelineFem<Exec>& f, int contacts) {
     for (auto* b : {&f.contactPair, &f.contactPairOut}) b->reserve(n);
     for (auto* b : {&f.contactIndex, &f.contactIndexOut}) b->reserve(n);
     for (auto* b : {&f.contactWarm, &f.contactWarmNext, &f.contactWarmAtStart}) b->reserve(n);
+    f.contactTri.reserve(n);
+    f.contactWeight.reserve(n);
 }
 
 // The third and fourth body columns for `rows` rows (only when the model has tets).

@@ -13,6 +13,7 @@
 //   integrate    the velocity guard (roll back the substep), integration, the warm-start cache
 //   (FEM)        nodes, element and attachment rows, node integration       pipeline_fem.h
 //                boundary nodes against rigid parts                          pipeline_fem_contact.h
+//                boundary nodes against FEM triangles (FEM-FEM, self)        pipeline_fem_femcontact.h
 //
 // World::step stays beside it as the CPU reference: it also runs what this pipeline does not
 // (PEG, PLUS, compliant, projection, redetection, sleeping), and it is the outside check

@@ -31,7 +31,8 @@ public:
     const StepProfile& profile() const { return profile_; }
     const SolveStats& solveStats() const { return stats_; }
     int contactCount() const { return d_.hostCounters.keptContacts; }   // standard contacts of the last substep
-    int femContactCount() const { return d_.hostCounters.femContacts; }   // FEM node-part contacts, the same
+    int femContactCount() const { return d_.hostCounters.femContacts; }   // FEM contacts (node-part and node-triangle), the same
+    int femTriContactCount() const { return d_.hostCounters.femTriContacts; }   // of them FEM-FEM and self contacts
     Real maxPenetration() const { return d_.hostCounters.maxPenetration; }   // m, max of -gap over them
     const PipelineBufferStats& bufferStats() const { return buffers_; }
     bool lastStepFailed() const { return d_.hostCounters.failedSteps > 0; }
@@ -86,7 +87,7 @@ void PipelineWorld<Exec>::upload() {
     }
     femWarm_ = d_.fem.rows > 0 && (int)state.femWarm.size() == d_.fem.rows ? 1 : 0;   // buildFemRows' test
     if (femWarm_) ex_.upload(d_.fem.warm.data(), state.femWarm.data(), d_.fem.rows);
-    femContactWarm_ = world_.settings.solver.warmStart && d_.fem.candidates > 0 ? (int)state.femContactWarm.size() : 0;
+    femContactWarm_ = world_.settings.solver.warmStart && d_.fem.anyContacts() ? (int)state.femContactWarm.size() : 0;
     if (femContactWarm_ > d_.fem.contactCapacity) {
         reserveFemContacts(d_.fem, femContactWarm_);
         reserveContacts(d_, d_.pairCapacity, d_.pairSlots, d_.contactCapacity);   // the rows they need

@@ -31,48 +31,9 @@ struct Box {
     }
 };
 
-// Closest point of triangle (a, b, c) to p as barycentric weights (Ericson, Real-Time Collision
-// Detection, 5.1.5, by Voronoi regions).
-void closestOnTriangle(Vec3 p, Vec3 a, Vec3 b, Vec3 c, Real w[3]) {
-    const Vec3 ab = b - a, ac = c - a, ap = p - a;
-    const Real d1 = dot(ab, ap), d2 = dot(ac, ap);
-    if (d1 <= 0 && d2 <= 0) { w[0] = 1; w[1] = w[2] = 0; return; }
-    const Vec3 bp = p - b;
-    const Real d3 = dot(ab, bp), d4 = dot(ac, bp);
-    if (d3 >= 0 && d4 <= d3) { w[1] = 1; w[0] = w[2] = 0; return; }
-    const Real vc = d1 * d4 - d3 * d2;
-    if (vc <= 0 && d1 >= 0 && d3 <= 0) { const Real v = d1 / (d1 - d3); w[0] = 1 - v; w[1] = v; w[2] = 0; return; }
-    const Vec3 cp = p - c;
-    const Real d5 = dot(ab, cp), d6 = dot(ac, cp);
-    if (d6 >= 0 && d5 <= d6) { w[2] = 1; w[0] = w[1] = 0; return; }
-    const Real vb = d5 * d2 - d1 * d6;
-    if (vb <= 0 && d2 >= 0 && d6 <= 0) { const Real v = d2 / (d2 - d6); w[0] = 1 - v; w[2] = v; w[1] = 0; return; }
-    const Real va = d3 * d6 - d5 * d4;
-    if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) {
-        const Real v = (d4 - d3) / ((d4 - d3) + (d5 - d6));
-        w[1] = 1 - v; w[2] = v; w[0] = 0; return;
-    }
-    const Real denom = Real(1) / (va + vb + vc);
-    w[1] = vb * denom;
-    w[2] = vc * denom;
-    w[0] = 1 - w[1] - w[2];
-}
-
 uint64_t cellKey(int x, int y, int z) {
-    return (uint64_t(uint32_t(x) & 0x1fffff) << 42) | (uint64_t(uint32_t(y) & 0x1fffff) << 21) |
-           uint64_t(uint32_t(z) & 0x1fffff);
-}
-
-// l_n: the longest rest edge of the tets holding each node.
-void computeRestReach(const Model& model, std::vector<Real>& reach) {
-    reach.assign(model.femNodeCount(), 0);
-    for (const auto& tet : model.femTets)
-        for (int i = 0; i < 4; ++i)
-            for (int j = i + 1; j < 4; ++j) {
-                const Real l = length(model.femRestPos[tet[i]] - model.femRestPos[tet[j]]);
-                reach[tet[i]] = std::fmax(reach[tet[i]], l);
-                reach[tet[j]] = std::fmax(reach[tet[j]], l);
-            }
+    return (uint64_t(uint32_t(x) & kFemGridKeyMask) << 42) | (uint64_t(uint32_t(y) & kFemGridKeyMask) << 21) |
+           uint64_t(uint32_t(z) & kFemGridKeyMask);
 }
 
 class Builder {
@@ -157,32 +118,30 @@ public:
         // Grid cell: the largest triangle box side plus the margin, so a node within the margin
         // of a triangle lies in a cell the triangle's grown box was entered into.
         Real cell = 0;
+        Vec3 lo, hi;
         for (int t = fb.firstTri; t < fb.firstTri + fb.triCount; ++t) {
-            Box tb;
-            for (int v : model.femTris[t]) tb.add(state.femPos[v]);
-            for (int k = 0; k < 3; ++k) cell = std::fmax(cell, tb.hi[k] - tb.lo[k]);
+            triangleBounds(t, lo, hi);
+            for (int k = 0; k < 3; ++k) cell = std::fmax(cell, hi[k] - lo[k]);
         }
         cell += 2 * margin;
         scratch.grid.clear();
         for (int t = fb.firstTri; t < fb.firstTri + fb.triCount; ++t) {
-            Box tb;
-            for (int v : model.femTris[t]) tb.add(state.femPos[v]);
-            int lo[3], hi[3];
+            triangleBounds(t, lo, hi);
+            int from[3], to[3];
             for (int k = 0; k < 3; ++k) {
-                lo[k] = (int)std::floor((tb.lo[k] - margin) / cell);
-                hi[k] = (int)std::floor((tb.hi[k] + margin) / cell);
+                from[k] = femGridCell(lo[k] - margin, cell);
+                to[k] = femGridCell(hi[k] + margin, cell);
             }
-            for (int x = lo[0]; x <= hi[0]; ++x)
-                for (int y = lo[1]; y <= hi[1]; ++y)
-                    for (int z = lo[2]; z <= hi[2]; ++z) scratch.grid[cellKey(x, y, z)].push_back(t);
+            for (int x = from[0]; x <= to[0]; ++x)
+                for (int y = from[1]; y <= to[1]; ++y)
+                    for (int z = from[2]; z <= to[2]; ++z) scratch.grid[cellKey(x, y, z)].push_back(t);
         }
         const Real mu = mixFrictionCoefficient(model.femBodies[a].contact.friction, fb.contact.friction,
                                                settings.frictionScale);
         for (int n : scratch.surfaceNodes) {
             if (model.femNodeBody[n] != a) continue;
             const Vec3 p = state.femPos[n];
-            auto it = scratch.grid.find(cellKey((int)std::floor(p.x / cell), (int)std::floor(p.y / cell),
-                                                (int)std::floor(p.z / cell)));
+            auto it = scratch.grid.find(cellKey(femGridCell(p.x, cell), femGridCell(p.y, cell), femGridCell(p.z, cell)));
             if (it == scratch.grid.end()) continue;
             // One contact per node and body: of the triangles whose interior the node projects
             // into (at an edge or corner the neighbouring triangle is the better constraint),
@@ -190,53 +149,43 @@ public:
             // deep below; penetrations deeper than twice the margin are ambiguous (a node that
             // passed through) and left out.
             int best = -1;
-            Real bestGap = -2 * margin, bestW[3] = {0, 0, 0};
-            Vec3 bestNormal{0, 0, 0}, bestPoint{0, 0, 0};
+            FemTriangleContact bestHit{-2 * margin, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
             for (int t : it->second) {
                 const auto& tri = model.femTris[t];
-                const Vec3 xa = state.femPos[tri[0]], xb = state.femPos[tri[1]], xc = state.femPos[tri[2]];
-                const Vec3 normalRaw = cross(xb - xa, xc - xa);
-                if (!(lengthSq(normalRaw) > 0)) continue;
-                const Vec3 normal = normalize(normalRaw);
-                Real w[3];
-                closestOnTriangle(p, xa, xb, xc, w);
-                if (w[0] <= 0 || w[1] <= 0 || w[2] <= 0) continue;
-                const Vec3 q = w[0] * xa + w[1] * xb + w[2] * xc;
-                const Real gap = dot(normal, p - q);
-                if (gap > margin || gap < bestGap) continue;
-                if (a == b && !selfCandidate(n, tri, gap)) continue;
+                FemTriangleContact hit;
+                if (!femNodeTriangleContact(p, state.femPos[tri[0]], state.femPos[tri[1]], state.femPos[tri[2]], margin,
+                                            bestHit.gap, hit))
+                    continue;
+                if (a == b && !selfCandidate(n, tri, hit.gap)) continue;
                 best = t;
-                bestGap = gap;
-                for (int k = 0; k < 3; ++k) bestW[k] = w[k];
-                bestNormal = normal;
-                bestPoint = q;
+                bestHit = hit;
             }
             if (best < 0) continue;
             const auto& tri = model.femTris[best];
             FemContactRecord rec;
             rec.geometry = makePotentialContact(PairType::VertexFace, makeFeatureId(FeatureKind::Vertex, n),
-                                                makeFeatureId(FeatureKind::Face, best), p, bestPoint, bestNormal,
-                                                bestGap);
+                                                makeFeatureId(FeatureKind::Face, best), p, bestHit.point,
+                                                bestHit.normal, bestHit.gap);
             rec.geometry.bodyA = femNodeBodyIndex(nb, n);
             rec.node = n;
             rec.tri = best;
             rec.mu = mu;
-            for (int k = 0; k < 3; ++k) rec.barycentric[k] = bestW[k];
+            for (int k = 0; k < 3; ++k) rec.barycentric[k] = bestHit.w[k];
             rec.key = femContactKey(n, -1, best, 0);
             const int triNodes[3] = {tri[0], tri[1], tri[2]};
-            add(rec, bestW, triNodes);
+            add(rec, bestHit.w, triNodes);
         }
     }
 
-    // Self contact of node n with triangle tri at gap (fem_contact.h): not within 1.1 l_n of n in
-    // the rest shape, and not deeper than half the rest distance.
+    void triangleBounds(int t, Vec3& lo, Vec3& hi) const {
+        const auto& tri = model.femTris[t];
+        femTriangleBounds(state.femPos[tri[0]], state.femPos[tri[1]], state.femPos[tri[2]], lo, hi);
+    }
+
+    // Self contact of node n with triangle tri at gap (fem_contact_hd.h femSelfCandidate).
     bool selfCandidate(int n, const std::array<int, 3>& tri, Real gap) const {
         const std::vector<Vec3>& rest = model.femRestPos;
-        const Vec3 p = rest[n], xa = rest[tri[0]], xb = rest[tri[1]], xc = rest[tri[2]];
-        Real w[3];
-        closestOnTriangle(p, xa, xb, xc, w);
-        const Real restDist = length(p - (w[0] * xa + w[1] * xb + w[2] * xc));
-        return restDist > Real(1.1) * scratch.restReach[n] && gap > -Real(0.5) * restDist;
+        return femSelfCandidate(rest[n], scratch.restReach[n], rest[tri[0]], rest[tri[1]], rest[tri[2]], gap);
     }
 
     const Model& model;
@@ -250,6 +199,17 @@ public:
 };
 
 }  // namespace
+
+void femRestReach(const Model& model, std::vector<Real>& reach) {
+    reach.assign(model.femNodeCount(), 0);
+    for (const auto& tet : model.femTets)
+        for (int i = 0; i < 4; ++i)
+            for (int j = i + 1; j < 4; ++j) {
+                const Real l = length(model.femRestPos[tet[i]] - model.femRestPos[tet[j]]);
+                reach[tet[i]] = std::fmax(reach[tet[i]], l);
+                reach[tet[j]] = std::fmax(reach[tet[j]], l);
+            }
+}
 
 void buildFemContactRows(const Model& model, const WorldSettings& settings, const State& state,
                          const std::vector<Aabb>& shapeBoxes, Real h, FemContactScratch& scratch, ConstraintRows& rows) {
@@ -266,7 +226,7 @@ void buildFemContactRows(const Model& model, const WorldSettings& settings, cons
     for (int n : scratch.surfaceNodes) boxes[model.femNodeBody[n]].add(state.femPos[n]);
     bool anySelf = false;
     for (const FemBodyInfo& fb : model.femBodies) anySelf = anySelf || fb.selfContact;
-    if (anySelf && scratch.restReach.size() != size_t(model.femNodeCount())) computeRestReach(model, scratch.restReach);
+    if (anySelf && scratch.restReach.size() != size_t(model.femNodeCount())) femRestReach(model, scratch.restReach);
     Builder builder(model, settings, state, h, scratch, rows);
     for (int f = 0; f < nfem; ++f) builder.nodesAgainstParts(shapeBoxes, boxes[f], f);
     for (int a = 0; a < nfem; ++a)

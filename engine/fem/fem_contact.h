@@ -9,7 +9,8 @@
 // triangle's outward normal, the gap is n . (p - q) and, per direction d in {n, t1, t2},
 //     J = [ d | -w_a d | -w_b d | -w_c d ]   (node, a, b, c; linear parts only).
 // Candidates: rigid parts by their broad-phase boxes (grown by the contact margin); triangles by
-// a uniform grid over each body's triangles.
+// a uniform grid over each body's triangles. The contacts are ordered: every node-part contact
+// (by FEM body, shape, node), then the node-triangle ones (by body pair (a, b), node of a).
 // Self contact (opt-in per body, FemBodyInfo::selfContact): a boundary node against its own
 // body's boundary triangles, the same rows. With l_n the longest rest edge of the tets holding
 // node n, a triangle whose rest-shape distance d_rest to n is at most 1.1 l_n is never a candidate
@@ -49,6 +50,9 @@ struct FemContactScratch {
 // boxes, world frame, grown by the margin). Warm impulses from state.femContactWarm.
 void buildFemContactRows(const Model& model, const WorldSettings& settings, const State& state,
                          const std::vector<Aabb>& shapeBoxes, Real h, FemContactScratch& scratch, ConstraintRows& rows);
+
+// l_n of self contact per node: the longest rest edge of the tets holding it (0 for a node in no tet).
+void femRestReach(const Model& model, std::vector<Real>& reach);
 
 // The solved contacts appended to `contacts` (World::contacts()) and their impulses, sorted by
 // key, into `warm`.

@@ -1,6 +1,7 @@
-// A FEM boundary node against a rigid part (fem_contact.h), one candidate at a time: CS_HD, so
-// World::step (fem_contact.cpp) and the step pipeline (engine/exec/pipeline_fem_contact.h)
-// compute the same contact from the same code.
+// A FEM boundary node against a rigid part or a boundary triangle (fem_contact.h), one candidate
+// at a time: CS_HD, so World::step (fem_contact.cpp) and the step pipeline
+// (engine/exec/pipeline_fem_contact.h, pipeline_fem_femcontact.h) compute the same contact from
+// the same code.
 #pragma once
 
 #include "engine/collision/feature_geometry.h"
@@ -53,6 +54,88 @@ CS_HD bool femNodePartContact(int node, int nodeBody, int shape, int body, Vec3 
     c.type = PairType::VertexFace;
     c.pointA = p;
     return !(c.gap > margin);   // as fem_contact.cpp always had it (a NaN gap is kept)
+}
+
+// Closest point of triangle (a, b, c) to p as barycentric weights (Ericson, Real-Time Collision
+// Detection, 5.1.5, by Voronoi regions).
+CS_HD void closestOnTriangle(Vec3 p, Vec3 a, Vec3 b, Vec3 c, Real w[3]) {
+    const Vec3 ab = b - a, ac = c - a, ap = p - a;
+    const Real d1 = dot(ab, ap), d2 = dot(ac, ap);
+    if (d1 <= 0 && d2 <= 0) { w[0] = 1; w[1] = w[2] = 0; return; }
+    const Vec3 bp = p - b;
+    const Real d3 = dot(ab, bp), d4 = dot(ac, bp);
+    if (d3 >= 0 && d4 <= d3) { w[1] = 1; w[0] = w[2] = 0; return; }
+    const Real vc = d1 * d4 - d3 * d2;
+    if (vc <= 0 && d1 >= 0 && d3 <= 0) { const Real v = d1 / (d1 - d3); w[0] = 1 - v; w[1] = v; w[2] = 0; return; }
+    const Vec3 cp = p - c;
+    const Real d5 = dot(ab, cp), d6 = dot(ac, cp);
+    if (d6 >= 0 && d5 <= d6) { w[2] = 1; w[0] = w[1] = 0; return; }
+    const Real vb = d5 * d2 - d1 * d6;
+    if (vb <= 0 && d2 >= 0 && d6 <= 0) { const Real v = d2 / (d2 - d6); w[0] = 1 - v; w[2] = v; w[1] = 0; return; }
+    const Real va = d3 * d6 - d5 * d4;
+    if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) {
+        const Real v = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+        w[1] = 1 - v; w[2] = v; w[0] = 0; return;
+    }
+    const Real denom = Real(1) / (va + vb + vc);
+    w[1] = vb * denom;
+    w[2] = vc * denom;
+    w[0] = 1 - w[1] - w[2];
+}
+
+// A node at p against triangle (xa, xb, xc) of a FEM body, as fem_contact.h states it.
+struct FemTriangleContact {
+    Real gap;       // n . (p - q)
+    Real w[3];      // q = w_a x_a + w_b x_b + w_c x_c
+    Vec3 normal;    // the triangle's outward normal n
+    Vec3 point;     // q
+};
+
+// The per-(node, triangle) test of the search for a node's triangle: fills out and returns true
+// when the node projects into the triangle's interior (all weights > 0: at an edge or corner the
+// neighbouring triangle is the better constraint) with a gap within the margin and not below
+// bestGap, the largest gap so far (so of equal gaps the later triangle wins). A degenerate
+// triangle is never a candidate.
+CS_HD bool femNodeTriangleContact(Vec3 p, Vec3 xa, Vec3 xb, Vec3 xc, Real margin, Real bestGap,
+                                  FemTriangleContact& out) {
+    const Vec3 normalRaw = cross(xb - xa, xc - xa);
+    if (!(lengthSq(normalRaw) > 0)) return false;
+    out.normal = normalize(normalRaw);
+    closestOnTriangle(p, xa, xb, xc, out.w);
+    if (out.w[0] <= 0 || out.w[1] <= 0 || out.w[2] <= 0) return false;
+    out.point = out.w[0] * xa + out.w[1] * xb + out.w[2] * xc;
+    out.gap = dot(out.normal, p - out.point);
+    return !(out.gap > margin || out.gap < bestGap);
+}
+
+// Self contact of the node at rest position p (reach l_n) with the triangle at rest positions
+// (ra, rb, rc), at gap (fem_contact.h): not within 1.1 l_n of the node in the rest shape, and not
+// deeper than half the rest distance.
+CS_HD bool femSelfCandidate(Vec3 p, Real reach, Vec3 ra, Vec3 rb, Vec3 rc, Real gap) {
+    Real w[3];
+    closestOnTriangle(p, ra, rb, rc, w);
+    const Real restDist = length(p - (w[0] * ra + w[1] * rb + w[2] * rc));
+    return restDist > Real(1.1) * reach && gap > -Real(0.5) * restDist;
+}
+
+// The box [lo, hi] of triangle (xa, xb, xc), the triangle grid's unit (fem_contact.cpp).
+CS_HD void femTriangleBounds(Vec3 xa, Vec3 xb, Vec3 xc, Vec3& lo, Vec3& hi) {
+    lo = hi = xa;
+    for (int k = 0; k < 3; ++k) {
+        lo[k] = fmin(fmin(lo[k], xb[k]), xc[k]);
+        hi[k] = fmax(fmax(hi[k], xb[k]), xc[k]);
+    }
+}
+
+// The triangle grid's cell coordinate of x (fem_contact.cpp: cells of side `cell`), and the bits
+// of a coordinate its hash key keeps (cells 2^21 apart share a key).
+CS_HD int femGridCell(Real x, Real cell) { return (int)floor(x / cell); }
+constexpr uint32_t kFemGridKeyMask = 0x1fffff;
+
+// Whether a triangle entered into the cells lo..hi of one axis is listed under a node's cell c on
+// that axis: some x in [lo, hi] has the key bits of c (the grid's lookup, key aliasing included).
+CS_HD bool femGridRangeHolds(int lo, int hi, int c) {
+    return ((uint32_t(c) - uint32_t(lo)) & kFemGridKeyMask) <= uint32_t(hi) - uint32_t(lo);
 }
 
 }  // namespace cs
