@@ -19,10 +19,13 @@ uint64_t mix(uint64_t h, const void* data, size_t bytes) {
 
 // The first slice of the first build, before any rate is measured.
 constexpr size_t kFirstSlice = 1024;
-// A slice is sized to this fraction of the budget left at the measured rate: the rate moves
-// with the machine's load (by half from one slice to the next on the shared machine), and an
-// overrun lands in the frame whole.
+// A slice is sized to this fraction of the budget left at the measured rate (the rate moves
+// with the machine's load, by half from one slice to the next on the shared machine, and an
+// overrun lands in the frame whole),
 constexpr double kSliceMargin = 0.75;
+// and to at most this share of the frame's budget, so that a misjudged slice overruns by a part
+// of it (the next slice is sized again from the time left).
+constexpr double kSliceShare = 0.5;
 
 }  // namespace
 
@@ -101,20 +104,29 @@ void ProgressiveView::draw(SceneRenderer& renderer, const Camera& camera, const 
         const Viewport local{0, 0, built_.width, built_.height};
         // Slices until the build is done or the budget spent: at least one slice a frame.
         do {
-            const double left = budgetMs - std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+            // A build's first slice also draws the image's clear (and the ground's large faces,
+            // first in the order): that extra, measured, is taken off its share of the budget.
+            const bool first = next_ == 0;
+            const double left = std::min(budgetMs - msSince(start) - (first ? firstSliceExtraMs_ : 0.0),
+                                         kSliceShare * budgetMs);
             size_t slice = instancesPerMs_ > 0 ? size_t(kSliceMargin * std::max(0.0, left) * instancesPerMs_) : kFirstSlice;
             slice = std::min(std::max<size_t>(slice, 64), total_ - next_);
             const auto t0 = Clock::now();
             renderer.renderRange(buildCamera_, local, slot, next_, slice);
             glFinish();   // llvmpipe draws when flushed: the slice's real cost
-            const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+            const double ms = msSince(t0);
             buildMsSum_ += ms;
             times_.slicesMs += ms;
             ++times_.slices;
-            const double rate = double(slice) / std::max(ms, 1e-3);
-            instancesPerMs_ = instancesPerMs_ > 0 ? 0.5 * (instancesPerMs_ + rate) : rate;
+            if (first && instancesPerMs_ > 0) {
+                const double extra = std::max(0.0, ms - double(slice) / instancesPerMs_);
+                firstSliceExtraMs_ = 0.5 * (firstSliceExtraMs_ + extra);
+            } else {
+                const double rate = double(slice) / std::max(ms, 1e-3);
+                instancesPerMs_ = instancesPerMs_ > 0 ? 0.5 * (instancesPerMs_ + rate) : rate;
+            }
             next_ += slice;
-        } while (next_ < total_ && std::chrono::duration<double, std::milli>(Clock::now() - start).count() < budgetMs);
+        } while (next_ < total_ && msSince(start) < budgetMs);
         if (next_ >= total_) {
             std::swap(shown_, built_);
             shown_.valid = true;

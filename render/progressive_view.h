@@ -65,6 +65,7 @@ private:
     size_t next_ = 0, total_ = 0;            // the build's next instance, and its instance count
     Camera buildCamera_;
     double instancesPerMs_ = 0;              // measured drawing rate; 0 before the first slice
+    double firstSliceExtraMs_ = 0;           // a build's first slice's time over the rate's
     int buildFrameCount_ = 0, lastBuildFrames_ = 0;
     double buildMsSum_ = 0, lastBuildMs_ = 0;
     DrawTimes times_;

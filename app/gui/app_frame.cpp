@@ -245,8 +245,9 @@ void SandboxApp::render(double wallDt) {
                 ProfileScope scope(profile, FramePart::Gather);
                 sceneRenderer_.gatherInstances(world, selectedBody, false);
             }
-            progressiveView_.draw(sceneRenderer_, camera, vp, i, unsigned(target), viewBudget_.viewBudgetMs(),
-                                  !view.xray);
+            const double budget = viewBudget_.viewBudgetMs();
+            if (profile) profile->setViewBudget(budget);
+            progressiveView_.draw(sceneRenderer_, camera, vp, i, unsigned(target), budget, !view.xray);
             if (profile) addViewTimes(*profile, progressiveView_.lastDraw());
             ProfileScope scope(profile, FramePart::Blit);
             finishForProfile(profile);

@@ -32,23 +32,24 @@ void FrameProfile::beginFrame() {
     start_ = Clock::now();
     for (double& m : ms_) m = 0;
     slices_ = 0;
+    budgetMs_ = 0;
     adopted_ = built_ = done_ = false;
 }
 
 void FrameProfile::endFrame(int frame) {
     if (!file_) return;
     const double total = std::chrono::duration<double, std::milli>(Clock::now() - start_).count();
-    std::fprintf(file_, "%s\n", row(frame, total, ms_, slices_, adopted_, built_, done_).c_str());
+    std::fprintf(file_, "%s\n", row(frame, total, ms_, slices_, budgetMs_, adopted_, built_, done_).c_str());
 }
 
 std::string FrameProfile::header() {
     std::string h = "frame,total_ms";
     for (const char* name : kPartNames) h += std::string(",") + name;
-    return h + ",other,slices,adopted,built,done";
+    return h + ",other,slices,budget_ms,adopted,built,done";
 }
 
-std::string FrameProfile::row(int frame, double totalMs, const double* partMs, int slices, bool adopted, bool built,
-                              bool done) {
+std::string FrameProfile::row(int frame, double totalMs, const double* partMs, int slices, double budgetMs,
+                              bool adopted, bool built, bool done) {
     char cell[32];
     std::snprintf(cell, sizeof cell, "%d,%.3f", frame, totalMs);
     std::string r = cell;
@@ -58,8 +59,8 @@ std::string FrameProfile::row(int frame, double totalMs, const double* partMs, i
         r += cell;
         sum += partMs[i];
     }
-    std::snprintf(cell, sizeof cell, ",%.3f,%d,%d,%d,%d", totalMs - sum, slices, adopted ? 1 : 0, built ? 1 : 0,
-                  done ? 1 : 0);
+    std::snprintf(cell, sizeof cell, ",%.3f,%d,%.2f,%d,%d,%d", totalMs - sum, slices, budgetMs, adopted ? 1 : 0,
+                  built ? 1 : 0, done ? 1 : 0);
     return r + cell;
 }
 

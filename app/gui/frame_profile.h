@@ -16,12 +16,15 @@
 //   layers      the debug layers: world.draw, the overlays, their draw and texts
 //   ui_build    ImGui's frame: panels, HUD, ImGui::Render
 //   ui_render   ImGui's draw data to GL
-//   swap        glfwSwapBuffers (llvmpipe rasterizes what was queued since the last finish)
+//   swap        glfwSwapBuffers: the present
 //   other       the frame's time outside these parts (the loop, scripts, screenshots)
 //
-// On llvmpipe a GL call only queues work: the queued layers and UI are drawn at the swap, the
-// view's slices at their glFinish. The columns after `other` say what happened in the frame:
-// adopted (a job taken), built (a progressive build started), done (one completed).
+// On llvmpipe a GL call only queues work, drawn when flushed: with the profile on, the app ends
+// each GL part (blit, layers, ui_render) with glFinish, so that its drawing is in its own column
+// and not in the swap's (the view's slices are finished anyway). The columns after `other` say
+// what happened in the frame: slices (the build's slice count), budget_ms (their budget,
+// frame_budget.h; 0: no progressive view), adopted (a job taken), built (a progressive build
+// started), done (one completed).
 #pragma once
 
 #include <chrono>
@@ -46,6 +49,7 @@ public:
     void add(FramePart part, double ms) { ms_[int(part)] += ms; }
     double part(FramePart part) const { return ms_[int(part)]; }
     void countSlices(int n) { slices_ += n; }
+    void setViewBudget(double ms) { budgetMs_ = ms; }
     void markAdopted() { adopted_ = true; }
     void markBuild(bool started, bool done) { built_ |= started; done_ |= done; }
     // Writes the frame's row: its time since beginFrame and each part.
@@ -53,8 +57,8 @@ public:
 
     // The CSV's header line (no newline), and a row for the given times.
     static std::string header();
-    static std::string row(int frame, double totalMs, const double* partMs, int slices, bool adopted, bool built,
-                           bool done);
+    static std::string row(int frame, double totalMs, const double* partMs, int slices, double budgetMs, bool adopted,
+                           bool built, bool done);
 
 private:
     using Clock = std::chrono::steady_clock;
@@ -62,6 +66,7 @@ private:
     Clock::time_point start_;
     double ms_[int(FramePart::Count)] = {};
     int slices_ = 0;
+    double budgetMs_ = 0;
     bool adopted_ = false, built_ = false, done_ = false;
 };
 
