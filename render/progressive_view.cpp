@@ -19,13 +19,10 @@ uint64_t mix(uint64_t h, const void* data, size_t bytes) {
 
 // The first slice of the first build, before any rate is measured.
 constexpr size_t kFirstSlice = 1024;
-// A slice is sized to this fraction of the budget left at the measured rate (the rate moves
-// with the machine's load, by half from one slice to the next on the shared machine, and an
-// overrun lands in the frame whole),
+// A slice is sized to this fraction of the budget left at the measured rate: the rate moves
+// with the machine's load (by half from one slice to the next on the shared machine), and an
+// overrun lands in the frame whole. (Slices capped at half the budget were tried: no better.)
 constexpr double kSliceMargin = 0.75;
-// and to at most this share of the frame's budget, so that a misjudged slice overruns by a part
-// of it (the next slice is sized again from the time left).
-constexpr double kSliceShare = 0.5;
 
 }  // namespace
 
@@ -107,8 +104,7 @@ void ProgressiveView::draw(SceneRenderer& renderer, const Camera& camera, const 
             // A build's first slice also draws the image's clear (and the ground's large faces,
             // first in the order): that extra, measured, is taken off its share of the budget.
             const bool first = next_ == 0;
-            const double left = std::min(budgetMs - msSince(start) - (first ? firstSliceExtraMs_ : 0.0),
-                                         kSliceShare * budgetMs);
+            const double left = budgetMs - msSince(start) - (first ? firstSliceExtraMs_ : 0.0);
             size_t slice = instancesPerMs_ > 0 ? size_t(kSliceMargin * std::max(0.0, left) * instancesPerMs_) : kFirstSlice;
             slice = std::min(std::max<size_t>(slice, 64), total_ - next_);
             const auto t0 = Clock::now();
@@ -123,7 +119,9 @@ void ProgressiveView::draw(SceneRenderer& renderer, const Camera& camera, const 
                 firstSliceExtraMs_ = 0.5 * (firstSliceExtraMs_ + extra);
             } else {
                 const double rate = double(slice) / std::max(ms, 1e-3);
-                instancesPerMs_ = instancesPerMs_ > 0 ? 0.5 * (instancesPerMs_ + rate) : rate;
+                // A slower slice counts at once, a faster one by half: the next is sized for the
+                // slow case (llvmpipe shares the cores with the physics thread and the machine).
+                instancesPerMs_ = instancesPerMs_ > 0 ? std::min(rate, 0.5 * (instancesPerMs_ + rate)) : rate;
             }
             next_ += slice;
         } while (next_ < total_ && msSince(start) < budgetMs);
