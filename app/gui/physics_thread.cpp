@@ -31,10 +31,12 @@ constexpr std::chrono::milliseconds kJobBudget(40);
 
 // The physics thread runs this many nice levels below the UI thread; its OpenMP workers, made by
 // it, inherit the level. Where the steps keep every core busy (the 20,000-box pile on 2 cores)
-// the UI thread and the rasterizer's threads (llvmpipe's) then take a core when a frame needs
-// one, instead of a fair share of it: at equal levels the frames stretched to 40-100 ms.
-// Linux's CFS gives a thread of nice n a weight of about 1024 / 1.25^n: 5 levels is a third.
-constexpr int kPhysicsNice = 5;
+// the UI thread and the rasterizer's threads (llvmpipe's) then take more of a core when a frame
+// needs one: at equal levels the pile's frames reached 40-45 ms at a load average of 3.5.
+// Linux's CFS gives a thread of nice n a weight of about 1024 / 1.25^n: 3 levels is a half.
+// 5 levels (a third) cut the pile's median frame by 1 ms more, but the default scene's physics
+// then fell from 0.4 to 0.06-0.3x real time at that load (its UI frame takes a core of its own).
+constexpr int kPhysicsNice = 3;
 
 void lowerThisThreadPriority() {
     const pid_t tid = pid_t(syscall(SYS_gettid));
