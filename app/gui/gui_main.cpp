@@ -145,12 +145,11 @@ int runGui(int argc, char** argv) {
         bool lastFrame = options.frames > 0 && frame + 1 >= options.frames;
         if (lastFrame && !options.screenshot.empty()) app.screenshot(options.screenshot, &error);
         {
-            // advance's own part: without the adoption and the launch it times itself
+            // advance's own part: the adoption and the launch inside it time themselves
             const auto t0 = std::chrono::steady_clock::now();
-            const double nested = profile.part(FramePart::Adopt) + profile.part(FramePart::Launch);
             app.advance(wallDt);
-            profile.add(FramePart::Advance, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() -
-                                                (profile.part(FramePart::Adopt) + profile.part(FramePart::Launch) - nested));
+            const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            profile.add(FramePart::Advance, ms - profile.part(FramePart::Adopt) - profile.part(FramePart::Launch));
         }
         app.render(wallDt);
         {
