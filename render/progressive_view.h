@@ -12,8 +12,9 @@
 // small scene) the build finishes in the frame it starts, and the view is current.
 //
 // The slice size follows the measured rate (instances per ms, each slice timed to glFinish,
-// since llvmpipe draws only when flushed). The blit carries depth, so the debug layers drawn
-// after it are depth-tested against the bodies as before.
+// since llvmpipe draws only when flushed), with a margin, since a slice cannot stop once drawn.
+// The blit carries depth when asked (the app asks when its layers are depth-tested, x-ray off),
+// so the debug layers drawn after it are depth-tested against the bodies as before.
 #pragma once
 
 #include <cstddef>
@@ -27,10 +28,12 @@ namespace cs {
 class ProgressiveView {
 public:
     // Draws the view of `slot` into `viewport` of framebuffer `target`: builds on (within
-    // budgetMs) and blits the latest complete image. The instances must be gathered without
-    // upload (SceneRenderer::gatherInstances(..., false)); they are uploaded when a build starts.
+    // budgetMs) and blits the latest complete image, with its depth when `depth` (layers drawn
+    // after it test against it; llvmpipe's depth blit costs more than the colour's). The instances
+    // must be gathered without upload (SceneRenderer::gatherInstances(..., false)); they are
+    // uploaded when a build starts.
     void draw(SceneRenderer& renderer, const Camera& camera, const Viewport& viewport, int slot, unsigned target,
-              double budgetMs);
+              double budgetMs, bool depth);
     // Drops the images (a new scene, or the view no longer drawn progressively).
     void reset();
     void shutdown();
@@ -38,6 +41,14 @@ public:
     bool building() const { return building_; }
     int buildFrames() const { return lastBuildFrames_; }       // frames the last complete build took
     double buildMs() const { return lastBuildMs_; }            // its drawing time (sum of its slices)
+    // What the last draw did, timed (the app's --frame-profile): the key, a build's start (upload,
+    // shadow pass, clear), the slices (drawn and finished) and the blit.
+    struct DrawTimes {
+        double keyMs = 0, startMs = 0, slicesMs = 0, blitMs = 0;
+        int slices = 0;
+        bool started = false, done = false;
+    };
+    const DrawTimes& lastDraw() const { return times_; }
 
 private:
     struct Image {
@@ -54,8 +65,10 @@ private:
     size_t next_ = 0, total_ = 0;            // the build's next instance, and its instance count
     Camera buildCamera_;
     double instancesPerMs_ = 0;              // measured drawing rate; 0 before the first slice
+    double firstSliceExtraMs_ = 0;           // a build's first slice's time over the rate's
     int buildFrameCount_ = 0, lastBuildFrames_ = 0;
     double buildMsSum_ = 0, lastBuildMs_ = 0;
+    DrawTimes times_;
     bool depthBlit_ = true;                  // false where the target's depth format refuses the blit
 };
 

@@ -8,6 +8,7 @@
 # over several frames, render/progressive_view.h: it must have completed). The frame-time figures
 # (median, p95, max) are printed for the report; the 33 ms target is `make bench`'s, not this test's
 # (scripts/bench_gui_frames.sh), since a shared machine's load moves wall-clock times several-fold.
+# The run writes a frame profile (--frame-profile), checked for its rows and the view's build.
 #   usage: gui_pile_test.sh SANDBOX PNG_CHECK OUT_DIR
 set -u
 SANDBOX=$1
@@ -17,7 +18,7 @@ SCENE=$(dirname "$0")/../bench/scenes/peer_pile_20000.json
 MAX_FRAME_MS=${MAX_FRAME_MS:-2000}
 mkdir -p "$OUT"
 fail() { echo "gui_pile: FAIL: $*"; exit 1; }
-ARGS=(gui "$SCENE" --frames 80 --size 1280x720 --no-shadows --screenshot "$OUT/pile.png")
+ARGS=(gui "$SCENE" --frames 80 --size 1280x720 --no-shadows --screenshot "$OUT/pile.png" --frame-profile "$OUT/frames.csv")
 MODE=none
 if command -v xvfb-run >/dev/null 2>&1 && command -v Xvfb >/dev/null 2>&1; then
     xvfb-run -a -s "-screen 0 1280x720x24" "$SANDBOX" "${ARGS[@]}" >"$OUT/pile.log" 2>&1 && MODE=xvfb
@@ -50,4 +51,15 @@ awk -v f="$frame" -v m="$MAX_FRAME_MS" 'BEGIN { exit !(f + 0 < m + 0) }' || fail
 sat=$(sed -n 's/^saturated //p' "$OUT/pixels.txt")
 echo "gui_pile: $sat saturated pixels (bodies)"
 [ "${sat:-0}" -gt 50000 ] || fail "the pile is not drawn ($sat saturated pixels)"
+# The frame profile (--frame-profile, app/gui/frame_profile.h): a header and a row per frame, and
+# the view's build seen in it (slices drawn, a build started and one completed).
+[ "$(head -1 "$OUT/frames.csv" | cut -d, -f1-3)" = "frame,total_ms,poll" ] || fail "no frame profile header"
+rows=$(tail -n +2 "$OUT/frames.csv" | wc -l)
+[ "$rows" -eq 80 ] || fail "the frame profile has $rows rows, not 80"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
+         { s += $col["slices"]; b += $col["built"]; d += $col["done"] }
+         END { exit !(s > 0 && b > 0 && d > 0) }' "$OUT/frames.csv" || fail "the profile shows no view build"
+err=$("$SANDBOX" gui "$SCENE" --frame-profile "$OUT/no/such/dir/f.csv" 2>&1 >/dev/null); code=$?
+[ $code -eq 2 ] && [ "$(wc -l <<<"$err")" -eq 1 ] || fail "an unwritable profile gave exit $code: $err"
+echo "gui_pile: frame profile ok ($rows rows; $err)"
 echo "gui_pile: ok"

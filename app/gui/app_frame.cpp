@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <optional>
 
 #include <glad/gl.h>
 #define GLFW_INCLUDE_NONE
@@ -22,12 +23,27 @@ namespace {
 
 // Views of more parts than this are drawn progressively (progressive_view.h), when one copy runs:
 // llvmpipe draws about 40 boxes per ms at 1280x720 on the shared build machine, so a view of
-// 2,000 still fits a 60 Hz frame. Of a frame's 33 ms, the view's build takes at most 12.
+// 2,000 still fits a 60 Hz frame. Of a frame's 33 ms, the view's build takes at most 12, less
+// when the rest of the frame is long (frame_budget.h).
 constexpr int kProgressiveShapes = 2000;
-constexpr double kViewBudgetMs = 12;
 // Contact layers (points, normals, forces, cones) are left out past this many contacts in a
 // copy: 100,000 contacts of the 20,000-box pile cost llvmpipe 10 to 25 ms a frame.
 constexpr size_t kMaxDrawnContacts = 10000;
+
+// With the profile on, each GL part ends with glFinish, so that what it queued is drawn in its own
+// column (llvmpipe draws only when flushed; else it all lands in the swap).
+void finishForProfile(const FrameProfile* profile) {
+    if (profile) glFinish();
+}
+
+void addViewTimes(FrameProfile& profile, const ProgressiveView::DrawTimes& t) {
+    profile.add(FramePart::ViewKey, t.keyMs);
+    profile.add(FramePart::ViewStart, t.startMs);
+    profile.add(FramePart::ViewSlices, t.slicesMs);
+    profile.add(FramePart::Blit, t.blitMs);
+    profile.countSlices(t.slices);
+    profile.markBuild(t.started, t.done);
+}
 
 }  // namespace
 
@@ -183,6 +199,7 @@ void SandboxApp::advance(double wallDt) {
 
 void SandboxApp::render(double wallDt) {
     auto t0 = std::chrono::steady_clock::now();
+    std::optional<ProfileScope> begin(std::in_place, profile, FramePart::Begin);
     layoutViewports();
     // Shadow maps first, one per copy; then the frame's target is bound and cleared once
     // (see SceneRenderer::renderShadows).
@@ -191,6 +208,7 @@ void SandboxApp::render(double wallDt) {
     const bool progressive = copyCount() == 1 && copies_[0]->world.model().shapeCount() > kProgressiveShapes &&
                              sceneRenderer_.fem().empty();
     if (progressive != progressive_) progressiveView_.reset();
+    else if (progressive) viewBudget_.observe(1e3 * wallDt, progressiveView_.lastDraw().slicesMs);
     progressive_ = progressive;
     if (view.shadows && !progressive) {
         for (int i = 0; i < copyCount(); ++i) {
@@ -217,17 +235,32 @@ void SandboxApp::render(double wallDt) {
     }
     if (scriptedInput) io.MousePos = ImVec2(float(mouseX_), float(mouseY_));   // the script's cursor
     ImGui::NewFrame();
+    begin.reset();
 
     for (int i = 0; i < copyCount() && i < (int)viewports_.size(); ++i) {
         const Viewport& vp = viewports_[i];
         const World& world = copies_[i]->world;
         if (progressive) {
-            sceneRenderer_.gatherInstances(world, selectedBody, false);
-            progressiveView_.draw(sceneRenderer_, camera, vp, i, unsigned(target), kViewBudgetMs);
+            {
+                ProfileScope scope(profile, FramePart::Gather);
+                sceneRenderer_.gatherInstances(world, selectedBody, false);
+            }
+            const double budget = viewBudget_.viewBudgetMs();
+            if (profile) profile->setViewBudget(budget);
+            progressiveView_.draw(sceneRenderer_, camera, vp, i, unsigned(target), budget, !view.xray);
+            if (profile) addViewTimes(*profile, progressiveView_.lastDraw());
+            ProfileScope scope(profile, FramePart::Blit);
+            finishForProfile(profile);
         } else {
-            if (copyCount() > 1 || !view.shadows) sceneRenderer_.gatherInstances(world, selectedBody);
+            if (copyCount() > 1 || !view.shadows) {
+                ProfileScope scope(profile, FramePart::Gather);
+                sceneRenderer_.gatherInstances(world, selectedBody);
+            }
+            ProfileScope scope(profile, FramePart::Blit);
             sceneRenderer_.render(camera, vp, i);
+            finishForProfile(profile);
         }
+        ProfileScope layers(profile, FramePart::Layers);
         debugRenderer_.clear();
         // While the replay is shown (paused), its overlay replaces PLUS's own annotations, which
         // show the end of the impact.
@@ -248,14 +281,22 @@ void SandboxApp::render(double wallDt) {
         debugRenderer_.xray = view.xray;
         debugRenderer_.render(camera, vp);
         debugRenderer_.renderTexts(ImGui::GetBackgroundDrawList(), camera, vp, fbHeight_);
+        finishForProfile(profile);
     }
     glViewport(0, 0, fbWidth_, fbHeight_);
 
-    drawPanels();
-    drawHud();
-    logSettingsChanges();
-    ImGui::Render();
-    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    {
+        ProfileScope scope(profile, FramePart::UiBuild);
+        drawPanels();
+        drawHud();
+        logSettingsChanges();
+        ImGui::Render();
+    }
+    {
+        ProfileScope scope(profile, FramePart::UiRender);
+        ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+        finishForProfile(profile);
+    }
 
     if (!pendingScreenshot_.empty()) {
         std::vector<uint8_t> rgb;

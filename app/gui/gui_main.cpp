@@ -8,6 +8,7 @@
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 
+#include "app/gui/frame_profile.h"
 #include "app/gui/gui.h"
 #include "app/gui/gui_script.h"
 #include "app/gui/sandbox_app.h"
@@ -76,6 +77,11 @@ int runGui(int argc, char** argv) {
             return 1;
         }
     }
+    FrameProfile profile;
+    if (!options.frameProfile.empty() && !profile.open(options.frameProfile, &error)) {
+        std::fprintf(stderr, "sandbox gui: %s\n", error.c_str());
+        return 2;
+    }
     GlContext gl;
     bool opened = options.headless ? gl.openHeadless(options.width, options.height, &error)
                                    : gl.openWindow(options.width, options.height, "Contact Sandbox", &error);
@@ -86,6 +92,7 @@ int runGui(int argc, char** argv) {
     std::printf("sandbox gui: %s\n", gl.rendererName().c_str());
 
     SandboxApp app(options);
+    if (profile.isOpen()) app.profile = &profile;
     app.scriptedInput = !options.script.empty();
     if (GLFWwindow* w = gl.window()) {
         // Installed before ImGui's backend, which chains to them.
@@ -115,7 +122,11 @@ int runGui(int argc, char** argv) {
     double maxFrameMs = 0;   // the longest frame after the first 10 (start-up, shader compiles)
     std::vector<double> frameMs;   // every frame after the first 10
     while (!gl.shouldClose() && !app.quitRequested) {
-        if (gl.window()) glfwPollEvents();
+        profile.beginFrame();
+        if (gl.window()) {
+            ProfileScope scope(app.profile, FramePart::Poll);
+            glfwPollEvents();
+        }
         auto now = std::chrono::steady_clock::now();
         double wallDt = std::chrono::duration<double>(now - last).count();
         last = now;
@@ -133,9 +144,19 @@ int runGui(int argc, char** argv) {
         if (!options.script.empty()) script.run(frame, app);
         bool lastFrame = options.frames > 0 && frame + 1 >= options.frames;
         if (lastFrame && !options.screenshot.empty()) app.screenshot(options.screenshot, &error);
-        app.advance(wallDt);
+        {
+            // advance's own part: the adoption and the launch inside it time themselves
+            const auto t0 = std::chrono::steady_clock::now();
+            app.advance(wallDt);
+            const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            profile.add(FramePart::Advance, ms - profile.part(FramePart::Adopt) - profile.part(FramePart::Launch));
+        }
         app.render(wallDt);
-        gl.swap();
+        {
+            ProfileScope scope(app.profile, FramePart::Swap);
+            gl.swap();
+        }
+        profile.endFrame(frame);
         ++frame;
         if (options.frames > 0 && frame == options.frames / 2) half = std::chrono::steady_clock::now();
         if (lastFrame) break;

@@ -162,9 +162,10 @@ bool parseGuiOptions(int argc, char** argv, bool record, GuiOptions& o, std::str
             if (!deformFemBodies(Model{}, v, unused, error)) return false;
             o.femDeform = v;
         } else if (a == "--script" || a == "--screenshot" || a == "--replay" || a == "--session-out" ||
-                   a == "--capture-dir") {
+                   a == "--capture-dir" || a == "--frame-profile") {
             if (!(v = need(i, a))) return false;
             if (a == "--capture-dir") o.captureDir = v;
+            else if (a == "--frame-profile") o.frameProfile = v;
             else if (a == "--script") o.script = v;
             else if (a == "--screenshot") o.screenshot = v;
             else if (a == "--replay") o.replay = v;
@@ -199,6 +200,7 @@ const char* guiUsage() {
            "  --play-script       play the scene's grasp script (Grasp window: Play script)\n"
            "  --grip-force N      grip force of the grasp script and the Grasp window's start\n"
            "  --script FILE --frames N --screenshot FILE --headless --fixed-step   (tests)\n"
+           "  --frame-profile FILE.csv  each frame's time by part (poll, adopt, view slices, UI, swap...)\n"
            "  --fem-deform stretch:A|squeeze:A|bend:K|twist:T   deformable bodies start deformed by hand (review)\n";
 }
 

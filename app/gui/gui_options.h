@@ -44,6 +44,7 @@ struct GuiOptions {
     bool fixedStep = false;            // advance 1/fps of simulated time per frame
     bool shadows = true;               // --no-shadows: off
     bool forceShadows = false;         // --shadows: on even on a software rasterizer
+    std::string frameProfile;          // --frame-profile FILE.csv: each frame's parts (frame_profile.h)
     // Sessions.
     std::string replay;                // session file to replay
     std::string sessionOut;            // write the session here on exit

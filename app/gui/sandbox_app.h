@@ -14,14 +14,17 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <string>
 #include <vector>
 
 #include <glm/glm.hpp>
 
+#include "app/gui/frame_profile.h"
 #include "app/gui/grasp_ui.h"
 #include "app/gui/gui_options.h"
 #include "app/gui/impact_replay.h"
@@ -32,6 +35,7 @@
 #include "engine/world.h"
 #include "render/camera.h"
 #include "render/debug_renderer.h"
+#include "render/frame_budget.h"
 #include "render/gl_context.h"
 #include "render/progressive_view.h"
 #include "render/scene_renderer.h"
@@ -88,6 +92,7 @@ struct UiRect {
 class SandboxApp {
 public:
     explicit SandboxApp(const GuiOptions& options) : options_(options) {}
+    ~SandboxApp();                     // stops the physics thread (physics_thread.cpp)
     bool init(GlContext* gl, std::string* error);
     void shutdown();
 
@@ -174,6 +179,7 @@ public:
     double fps = 0;
     bool quitRequested = false;
     bool scriptedInput = false;        // input comes from a test script: ImGui does not capture it
+    FrameProfile* profile = nullptr;   // --frame-profile: each frame's parts are timed into it
 
     // Drag readout for the selection panel and for scripted tests.
     Vec3 dragTargetWorld() const { return dragTarget_; }
@@ -236,6 +242,7 @@ private:
     DebugRenderer debugRenderer_;
     // Large scenes (app_frame.cpp): the view built over frames, contacts past a count not drawn.
     ProgressiveView progressiveView_;
+    FrameBudget viewBudget_;           // the build's share of a frame
     bool progressive_ = false;
     size_t undrawnContacts_ = 0;       // copy 0's contacts left out of the layers this frame
     void appendLargeSceneNote(char* line, size_t size) const;   // the HUD's note on both
@@ -258,12 +265,26 @@ private:
     double stepWallMs_ = 0;
 
     // The physics thread (physics_thread.cpp).
+    // One thread for the session, made at the first job and waiting between jobs (a thread per
+    // job cost its start, its OpenMP team's start, and a join at every adoption).
+    struct Job {
+        std::vector<SimCopy*> copies;
+        int steps = 0;
+        GraspDriver driver;
+    };
     void adoptSteps();
+    void physicsLoop();                // the thread: waits for a job, steps it, says it is done
+    void waitForJob();                 // until the running job is done
+    void stopPhysicsThread();
     std::thread stepThread_;
+    std::mutex jobMutex_;
+    std::condition_variable jobWake_, jobDone_;
+    Job job_;                          // the next job, under jobMutex_
+    bool jobPending_ = false, quitPhysics_ = false;   // under jobMutex_
     std::atomic<bool> stepDone_{false};
     bool stepRunning_ = false;
     bool reapplying_ = false;
-    int jobSteps_ = 0;                 // steps the running job asked for, then did
+    int jobSteps_ = 0;                 // steps the running job did
     double jobMs_ = 0;
     std::vector<double> jobStepMs_;    // (copies) the last step's ms on the physics thread
     std::vector<SessionEvent> pendingEvents_;   // applied to copy.world while the job ran

@@ -1,0 +1,93 @@
+// The app's frame under 33 ms while a 20,000-box pile steps (issue 20): the progressive view's
+// slice budget from what the rest of the frame leaves (render/frame_budget.h), and the rows of
+// `sandbox gui --frame-profile` (app/gui/frame_profile.h). The frame times themselves are
+// measured in the running app (scripts/bench_gui_frames.sh; ctest gui_pile checks the profile).
+#include <doctest/doctest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "app/gui/frame_profile.h"
+#include "render/frame_budget.h"
+
+using namespace cs;
+
+namespace {
+
+std::vector<std::string> cells(const std::string& line) {
+    std::vector<std::string> out;
+    std::stringstream in(line);
+    for (std::string c; std::getline(in, c, ',');) out.push_back(c);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("frame budget: the view's build gets what the target frame leaves, within its bounds") {
+    FrameBudget b;   // target 25 ms, budget in [4, 12]
+    CHECK(b.viewBudgetMs() == doctest::Approx(12));
+    // A frame of 20 ms, 12 of them the build's: the rest (8 ms) leaves the whole 12.
+    b.observe(20, 12);
+    CHECK(b.restMs == doctest::Approx(8));
+    CHECK(b.viewBudgetMs() == doctest::Approx(12));
+    // The contact layers grow: a frame of 30 ms with 12 of build leaves 25 - 18 = 7.
+    b.observe(30, 12);
+    CHECK(b.restMs == doctest::Approx(18));
+    CHECK(b.viewBudgetMs() == doctest::Approx(7));
+    // A frame of 60 ms outside the build (a busy machine): the floor, the build still moves on.
+    b.observe(64, 4);
+    CHECK(b.viewBudgetMs() == doctest::Approx(4));
+}
+
+TEST_CASE("frame budget: a long rest counts at once and fades by a tenth of the gap per frame") {
+    FrameBudget b;
+    b.observe(40, 10);   // rest 30
+    CHECK(b.restMs == doctest::Approx(30));
+    // Then frames with a rest of 8 ms: the estimate falls towards 8, never below it.
+    double previous = b.restMs;
+    int frames = 0;
+    while (b.viewBudgetMs() < 12 && frames < 100) {
+        b.observe(16, 8);
+        CHECK(b.restMs < previous);
+        CHECK(b.restMs >= 8);
+        CHECK(b.restMs == doctest::Approx(0.9 * previous + 0.1 * 8));
+        previous = b.restMs;
+        ++frames;
+    }
+    // 30 - 8 = 22 ms over the 13 ms that leave a full budget: 0.9^n * 22 <= 5 at n = 15.
+    CHECK(frames == 15);
+    CHECK(b.viewBudgetMs() == doctest::Approx(12));
+}
+
+TEST_CASE("frame profile: a header and rows of the same columns; other is the time outside the parts") {
+    const std::vector<std::string> head = cells(FrameProfile::header());
+    REQUIRE(head.size() == 2 + size_t(FramePart::Count) + 6);
+    CHECK(head[0] == "frame");
+    CHECK(head[1] == "total_ms");
+    CHECK(head[2] == "poll");
+    CHECK(head[2 + int(FramePart::ViewSlices)] == "view_slices");
+    CHECK(head[2 + int(FramePart::Swap)] == "swap");
+    CHECK(head[2 + int(FramePart::Count)] == "other");
+
+    double parts[int(FramePart::Count)] = {};
+    parts[int(FramePart::ViewSlices)] = 11.5;
+    parts[int(FramePart::UiRender)] = 4.25;
+    parts[int(FramePart::Swap)] = 0.75;
+    const std::vector<std::string> row = cells(FrameProfile::row(42, 20, parts, 3, 11.25, true, false, true));
+    REQUIRE(row.size() == head.size());
+    auto at = [&](const char* name) {
+        for (size_t i = 0; i < head.size(); ++i)
+            if (head[i] == name) return row[i];
+        return std::string("?");
+    };
+    CHECK(at("frame") == "42");
+    CHECK(std::stod(at("total_ms")) == doctest::Approx(20));
+    CHECK(std::stod(at("view_slices")) == doctest::Approx(11.5));
+    CHECK(std::stod(at("other")) == doctest::Approx(20 - 11.5 - 4.25 - 0.75));
+    CHECK(at("slices") == "3");
+    CHECK(std::stod(at("budget_ms")) == doctest::Approx(11.25));
+    CHECK(at("adopted") == "1");
+    CHECK(at("built") == "0");
+    CHECK(at("done") == "1");
+}
