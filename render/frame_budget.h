@@ -17,7 +17,8 @@
 namespace cs {
 
 struct FrameBudget {
-    double targetMs = 25;    // the frame the budget aims at, under 33 ms with a margin for overruns
+    double targetMs = 21;    // the frame the budget aims at, under 33 ms with a margin for overruns
+                             // (25 before: p95 1-3 ms longer, max within the noise; docs/speed.md)
     double minMs = 4, maxMs = 12;
     double restMs = 0;       // estimated time of a frame outside the view's build
 
