@@ -102,10 +102,10 @@ GpuWorld::GpuWorld(World& world, GpuSettings settings) : impl_(std::make_unique<
         options.deterministic = settings.deterministic;
         impl_->pipeline = std::make_unique<PipelineWorld<CudaExecutor>>(world, options);
         impl_->onGpu = true;
-        if (world.settings.solver.cullRows)
-            std::fprintf(stderr, "note: the GPU backend solves every row (cull_rows applies to the CPU backend only)\n");
-        if (world.settings.narrowReuse)   // same contacts either way (feature_cache.h): a speed note only
-            std::fprintf(stderr, "note: the GPU backend searches every pair in full (narrow_reuse applies to the CPU backend only)\n");
+        // Speed notes only: culled rows cannot close, reused candidates give the same contacts.
+        if (world.settings.solver.cullRows || world.settings.narrowReuse)
+            std::fprintf(stderr, "note: the GPU backend solves every row and searches every pair in full (cull_rows and "
+                                 "narrow_reuse apply to the CPU backend only)\n");
     } catch (const std::exception& e) {
         impl_->fallBack(e.what());
     }
