@@ -14,27 +14,23 @@
 #include <algorithm>
 #include <string>
 
-#include "engine/exec/host_executor.h"
-#include "engine/exec/pipeline_world.h"
-#include "engine/scene/scene_loader.h"
 #include "engine/solver/ccp_solvers.h"
+#include "tests/parity_helpers.h"
 
 using namespace cs;
+using namespace cs::test;
 
 namespace {
 
 World ccpWorld(const std::string& name, LinearSolverType linear) {
-    Model model;
-    WorldSettings settings;
-    SceneInfo info;
-    std::string error;
-    REQUIRE_MESSAGE(loadScene(name, model, settings, info, &error), error);
-    settings.solver.contactModel = ContactModelType::CCP;
-    settings.solver.ccp.solver = CcpSolverType::Newton;
-    settings.solver.ccp.tolerance = 0;
-    settings.solver.newtonTolerance = 0;
-    settings.solver.linearSolver = linear;
-    return World(std::move(model), settings);
+    LibraryScene s = loadLibraryScene(name);
+    SolverSettings& solver = s.settings.solver;
+    solver.contactModel = ContactModelType::CCP;
+    solver.ccp.solver = CcpSolverType::Newton;
+    solver.ccp.tolerance = 0;
+    solver.newtonTolerance = 0;
+    solver.linearSolver = linear;
+    return World(std::move(s.model), s.settings);
 }
 
 }  // namespace
@@ -44,16 +40,14 @@ TEST_CASE("ccp pipeline: the relaxed rows and Newton on the device pipeline equa
         for (LinearSolverType linear : {LinearSolverType::PCR, LinearSolverType::PCG, LinearSolverType::Jacobi}) {
             CAPTURE(scene);
             World cpu = ccpWorld(scene, linear), host = ccpWorld(scene, linear);
-            std::string why;
-            REQUIRE_MESSAGE(pipelineSupports(host, &why), why);
+            requirePipelineSupports(host);
             PipelineWorld<HostExecutor> pipeline(host);
             Real worst = 0, lift = 0;
             int fallbacks = 0, fallbackMismatch = 0;
             for (int i = 0; i < 40; ++i) {
                 cpu.step();
                 pipeline.step();
-                for (int b = 0; b < cpu.model().bodyCount(); ++b)
-                    worst = std::max(worst, length(cpu.state().pos[b] - host.state().pos[b]));
+                worst = std::max(worst, bodyPositionDifference(cpu, host));
                 for (const Contact& c : cpu.contacts()) lift = std::max(lift, c.ccpSeparation);
                 fallbacks += cpu.solveStats().ccpFallbacks;
                 fallbackMismatch += cpu.solveStats().ccpFallbacks != pipeline.solveStats().ccpFallbacks;
@@ -78,8 +72,7 @@ TEST_CASE("ccp pipeline: PJ, PGS and APGD on the device pipeline equal the CPU s
                 w->settings.solver.ccp.iterations = 60;
                 w->settings.solver.ccp.tolerance = Real(1e-6);
             }
-            std::string why;
-            REQUIRE_MESSAGE(pipelineSupports(host, &why), why);
+            requirePipelineSupports(host);
             PipelineWorld<HostExecutor> pipeline(host);
             Real worst = 0, meritGap = 0;
             int iterations = 0, historyMismatch = 0, contacts = 0;

@@ -12,35 +12,14 @@
 // 2 pairs, 2 contacts and 1 contact per pair, so every scene grows its buffers and re-runs steps.
 #include <doctest/doctest.h>
 
-#include <cstring>
 #include <string>
 
-#include "engine/exec/host_executor.h"
-#include "engine/exec/pipeline_world.h"
-#include "engine/scene/scene_loader.h"
+#include "tests/parity_helpers.h"
 
 using namespace cs;
+using namespace cs::test;
 
 namespace {
-
-World loadWorld(const std::string& name) {
-    Model model;
-    WorldSettings settings;
-    SceneInfo info;
-    std::string error;
-    REQUIRE_MESSAGE(loadScene(name, model, settings, info, &error), error);
-    settings.solver.cullRows = false;   // the pipeline solves every row: compare like with like
-    settings.narrowReuse = false;       // the pipeline searches every pair in full (the contacts are the same)
-    return World(std::move(model), settings);
-}
-
-PipelineOptions smallBuffers() {
-    PipelineOptions o;
-    o.initialPairs = 2;
-    o.initialContacts = 2;
-    o.initialSlots = 1;
-    return o;
-}
 
 struct Parity {
     Real worstPosition = 0;    // m, largest |x_cpu - x_pipeline| over all bodies and steps
@@ -58,12 +37,11 @@ Parity compare(World& cpu, World& host, int steps, int countSteps) {
         cpu.step();
         pipeline.step();
         p.maxContacts = std::max(p.maxContacts, (int)cpu.contacts().size());
-        if (i < countSteps && pipeline.contactCount() + pipeline.femContactCount() != (int)cpu.contacts().size()) {
+        if (i < countSteps && contactCountsDiffer(cpu, pipeline)) {
             if (p.firstMismatch < 0) p.firstMismatch = i;
             ++p.countMismatches;
         }
-        for (int b = 0; b < cpu.model().bodyCount(); ++b)
-            p.worstPosition = std::max(p.worstPosition, length(cpu.state().pos[b] - host.state().pos[b]));
+        p.worstPosition = std::max(p.worstPosition, bodyPositionDifference(cpu, host));
     }
     p.growth = pipeline.bufferStats().growthEvents;
     return p;
@@ -75,8 +53,8 @@ void compareEveryScene(Preconditioner p) {
     int compared = 0;
     for (const std::string& name : listScenes()) {
         CAPTURE(name);
-        World cpu = loadWorld(name);
-        World host = loadWorld(name);
+        World cpu = comparableWorld(name);
+        World host = comparableWorld(name);
         cpu.settings.solver.preconditioner = host.settings.solver.preconditioner = p;
         std::string why;
         if (!pipelineSupports(host, &why)) {
@@ -128,7 +106,7 @@ TEST_CASE("exec parity: every linear solver and NCP function, substeps, on the p
         for (const Variant& v : variants) {
             CAPTURE(scene);
             CAPTURE(v.name);
-            World cpu = loadWorld(scene), host = loadWorld(scene);
+            World cpu = comparableWorld(scene), host = comparableWorld(scene);
             for (World* w : {&cpu, &host}) {
                 w->settings.solver.linearSolver = v.solver;
                 w->settings.solver.ncp = v.ncp;

@@ -14,13 +14,12 @@
 #include <cmath>
 #include <string>
 
-#include "engine/exec/host_executor.h"
-#include "engine/exec/pipeline_world.h"
-#include "engine/scene/scene_loader.h"
 #include "tests/fem_test_util.h"
+#include "tests/parity_helpers.h"
 
 using namespace cs;
 using namespace cs::femtest;
+using namespace cs::test;
 
 namespace {
 
@@ -45,15 +44,6 @@ World femWorld(FemMaterialType type, bool clamped, Real damping, Real activation
         }
     if (activation != 0) s.femActivation[0] = activation;
     return world;
-}
-
-World loadWorld(const std::string& name) {
-    Model model;
-    WorldSettings settings;
-    SceneInfo info;
-    std::string error;
-    REQUIRE_MESSAGE(loadScene(name, model, settings, info, &error), error);
-    return World(std::move(model), settings);
 }
 
 // A soft block dropped 1 cm onto the ground, a 0.5 kg rigid box held to its top face's nodes
@@ -90,8 +80,7 @@ struct FemParity {
 };
 
 FemParity compareFem(World& cpu, World& host, int steps, PipelineOptions options = {}) {
-    std::string why;
-    REQUIRE_MESSAGE(pipelineSupports(host, &why), why);
+    requirePipelineSupports(host);
     PipelineWorld<HostExecutor> pipeline(host, options);
     const std::vector<Vec3> start = cpu.state().femPos;
     FemParity p;
@@ -99,15 +88,12 @@ FemParity compareFem(World& cpu, World& host, int steps, PipelineOptions options
         cpu.step();
         pipeline.step();
         REQUIRE(!pipeline.lastStepFailed());
-        p.countMismatches += pipeline.contactCount() + pipeline.femContactCount() != (int)cpu.contacts().size();
+        p.countMismatches += contactCountsDiffer(cpu, pipeline);
         p.mostFemContacts = std::max(p.mostFemContacts, pipeline.femContactCount());
-        for (int b = 0; b < cpu.model().bodyCount(); ++b)
-            p.worstBody = std::max(p.worstBody, length(cpu.state().pos[b] - host.state().pos[b]));
-        for (size_t n = 0; n < start.size(); ++n) {
-            p.worstNode = std::max(p.worstNode, length(cpu.state().femPos[n] - host.state().femPos[n]));
-            p.worstVelocity = std::max(p.worstVelocity, length(cpu.state().femVel[n] - host.state().femVel[n]));
-            p.travel = std::max(p.travel, length(cpu.state().femPos[n] - start[n]));
-        }
+        p.worstBody = std::max(p.worstBody, bodyPositionDifference(cpu, host));
+        p.worstNode = std::max(p.worstNode, femPositionDifference(cpu, host));
+        p.worstVelocity = std::max(p.worstVelocity, femVelocityDifference(cpu, host));
+        p.travel = std::max(p.travel, femTravel(cpu, start));
     }
     p.growth = pipeline.bufferStats().growthEvents;
     return p;
@@ -152,10 +138,6 @@ TEST_CASE("fem exec parity: FEM nodes and element rows on the pipeline equal Wor
 }
 
 TEST_CASE("fem exec parity: FEM contacts with rigid parts and attachments on the pipeline equal World::step") {
-    PipelineOptions small;
-    small.initialPairs = 2;
-    small.initialContacts = 2;
-    small.initialSlots = 1;
     struct Case {
         const char* name;
         int steps;
@@ -164,9 +146,9 @@ TEST_CASE("fem exec parity: FEM contacts with rigid parts and attachments on the
                           Case{"block with handle", 60}}) {
         CAPTURE(k.name);
         const bool built = std::string(k.name) == "block with handle";
-        World cpu = built ? blockWithHandle() : loadWorld(k.name);
-        World host = built ? blockWithHandle() : loadWorld(k.name);
-        const FemParity p = compareFem(cpu, host, k.steps, small);
+        World cpu = built ? blockWithHandle() : libraryWorld(k.name);
+        World host = built ? blockWithHandle() : libraryWorld(k.name);
+        const FemParity p = compareFem(cpu, host, k.steps, smallBuffers());
         MESSAGE(std::string(k.name) << ": largest node position difference " << p.worstNode << " m, velocity "
                                     << p.worstVelocity << " m/s, rigid body " << p.worstBody << " m over " << k.steps
                                     << " steps; node travel " << p.travel << " m; up to " << p.mostFemContacts
@@ -184,9 +166,9 @@ TEST_CASE("fem exec parity: FEM contacts with rigid parts and attachments on the
 
 TEST_CASE("fem exec parity: a FEM world the pipeline cannot run yet is refused with its reason") {
     std::string why;
-    World ramp = loadWorld("fem_ramp");   // two FEM bodies (FEM-FEM contacts) and fem_fold (self contact): run
+    World ramp = libraryWorld("fem_ramp");   // two FEM bodies (FEM-FEM contacts) and fem_fold (self contact): run
     CHECK_MESSAGE(pipelineSupports(ramp, &why), why);
-    World fold = loadWorld("fem_fold");
+    World fold = libraryWorld("fem_fold");
     CHECK_MESSAGE(pipelineSupports(fold, &why), why);
     World plain = femWorld(FemMaterialType::CorotatedLinear, true, 0, 0);
     plain.settings.solver.contactModel = ContactModelType::CCP;

@@ -13,14 +13,13 @@
 #include <algorithm>
 #include <string>
 
-#include "engine/exec/host_executor.h"
-#include "engine/exec/pipeline_world.h"
 #include "engine/fem/tet_mesh.h"
-#include "engine/scene/scene_loader.h"
 #include "tests/fem_test_util.h"
+#include "tests/parity_helpers.h"
 
 using namespace cs;
 using namespace cs::femtest;
+using namespace cs::test;
 
 namespace {
 
@@ -75,15 +74,6 @@ World ballOnBlock() {
     return World(std::move(model));
 }
 
-World loadWorld(const std::string& name) {
-    Model model;
-    WorldSettings settings;
-    SceneInfo info;
-    std::string error;
-    REQUIRE_MESSAGE(loadScene(name, model, settings, info, &error), error);
-    return World(std::move(model), settings);
-}
-
 int cpuTriangleContacts(const World& w) {
     int n = 0;
     for (const Contact& c : w.contacts()) n += c.femTri >= 0;
@@ -100,8 +90,7 @@ struct FemFemParity {
 };
 
 FemFemParity compare(World& cpu, World& host, int steps, PipelineOptions options = {}) {
-    std::string why;
-    REQUIRE_MESSAGE(pipelineSupports(host, &why), why);
+    requirePipelineSupports(host);
     PipelineWorld<HostExecutor> pipeline(host, options);
     const std::vector<Vec3> start = cpu.state().femPos;
     FemFemParity p;
@@ -110,17 +99,13 @@ FemFemParity compare(World& cpu, World& host, int steps, PipelineOptions options
         pipeline.step();
         REQUIRE(!pipeline.lastStepFailed());
         const int tri = cpuTriangleContacts(cpu);
-        p.countMismatches += pipeline.contactCount() + pipeline.femContactCount() != (int)cpu.contacts().size() ||
-                             pipeline.femTriContactCount() != tri;
+        p.countMismatches += contactCountsDiffer(cpu, pipeline) || pipeline.femTriContactCount() != tri;
         p.mostTriContacts = std::max(p.mostTriContacts, tri);
         p.stepsWithTriContacts += tri > 0;
-        for (int b = 0; b < cpu.model().bodyCount(); ++b)
-            p.worstBody = std::max(p.worstBody, length(cpu.state().pos[b] - host.state().pos[b]));
-        for (size_t n = 0; n < start.size(); ++n) {
-            p.worstNode = std::max(p.worstNode, length(cpu.state().femPos[n] - host.state().femPos[n]));
-            p.worstVelocity = std::max(p.worstVelocity, length(cpu.state().femVel[n] - host.state().femVel[n]));
-            p.travel = std::max(p.travel, length(cpu.state().femPos[n] - start[n]));
-        }
+        p.worstBody = std::max(p.worstBody, bodyPositionDifference(cpu, host));
+        p.worstNode = std::max(p.worstNode, femPositionDifference(cpu, host));
+        p.worstVelocity = std::max(p.worstVelocity, femVelocityDifference(cpu, host));
+        p.travel = std::max(p.travel, femTravel(cpu, start));
     }
     p.growth = pipeline.bufferStats().growthEvents;
     return p;
@@ -129,16 +114,12 @@ FemFemParity compare(World& cpu, World& host, int steps, PipelineOptions options
 }  // namespace
 
 TEST_CASE("femfem exec parity: FEM-FEM and self contacts on the pipeline equal World::step bit for bit") {
-    PipelineOptions small;   // buffers that must grow while node-triangle contacts come and go
-    small.initialPairs = 2;
-    small.initialContacts = 2;
-    small.initialSlots = 1;
     struct Case {
         const char* name;
         int steps;
         LinearSolverType solver;
         int substeps;
-        bool smallBuffers;
+        bool smallBuffers;   // smallBuffers(): buffers that must grow while node-triangle contacts come and go
     };
     const Case cases[] = {
         {"stacked blocks", 200, LinearSolverType::PCG, 1, true},
@@ -152,7 +133,7 @@ TEST_CASE("femfem exec parity: FEM-FEM and self contacts on the pipeline equal W
         auto make = [&] {
             if (name.rfind("stacked", 0) == 0) return stackedBlocks();
             if (name == "ball on block") return ballOnBlock();
-            return loadWorld(name);
+            return libraryWorld(name);
         };
         World cpu = make();
         World host = make();
@@ -160,7 +141,7 @@ TEST_CASE("femfem exec parity: FEM-FEM and self contacts on the pipeline equal W
             w->settings.solver.linearSolver = k.solver;
             w->settings.substeps = k.substeps;
         }
-        const FemFemParity p = compare(cpu, host, k.steps, k.smallBuffers ? small : PipelineOptions{});
+        const FemFemParity p = compare(cpu, host, k.steps, k.smallBuffers ? smallBuffers() : PipelineOptions{});
         MESSAGE(name << ": largest node position difference " << p.worstNode << " m, velocity " << p.worstVelocity
                      << " m/s, rigid body " << p.worstBody << " m over " << k.steps << " steps; node travel " << p.travel
                      << " m; node-triangle contacts up to " << p.mostTriContacts << " (in " << p.stepsWithTriContacts
@@ -201,16 +182,14 @@ TEST_CASE("femfem exec parity: a node tied between two triangles takes the later
     };
     World cpu = make(), host = make();
     const std::vector<Vec3> x0 = cpu.state().femPos;   // the first step's positions
-    std::string why;
-    REQUIRE_MESSAGE(pipelineSupports(host, &why), why);
+    requirePipelineSupports(host);
     PipelineWorld<HostExecutor> pipeline(host);
     int ties = 0;          // the first step's contacts whose node has two triangles at the same gap
     Real worst = 0;        // m/s, largest node velocity difference
     for (int i = 0; i < 5; ++i) {
         cpu.step();
         pipeline.step();
-        for (size_t n = 0; n < x0.size(); ++n)
-            worst = std::max(worst, length(cpu.state().femVel[n] - host.state().femVel[n]));
+        worst = std::max(worst, femVelocityDifference(cpu, host));
         if (i > 0) continue;
         const Model& m = cpu.model();
         for (const Contact& c : cpu.contacts()) {

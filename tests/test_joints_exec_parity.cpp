@@ -15,45 +15,20 @@
 #include <cmath>
 #include <string>
 
-#include "engine/exec/host_executor.h"
-#include "engine/exec/pipeline_world.h"
 #include "engine/grasp/grasp_player.h"
-#include "engine/scene/scene_loader.h"
+#include "tests/parity_helpers.h"
 
 using namespace cs;
+using namespace cs::test;
 
 namespace {
 
-struct Scene {
-    Model model;
-    WorldSettings settings;
-    SceneInfo info;
-};
-
-Scene loadNamed(const std::string& name) {
-    Scene s;
-    std::string error;
-    REQUIRE_MESSAGE(loadScene(name, s.model, s.settings, s.info, &error), error);
-    s.settings.solver.cullRows = false;   // CPU only: the pipeline solves every row
-    return s;
-}
-
 // Largest difference of the two worlds' states (m, or the quaternion's, impulse's, drag force's
-// and effective mass's units);
-// a different jointWarm length counts as infinite.
+// and effective mass's units); a different jointWarm length counts as infinite.
 Real stateDifference(const World& a, const World& b) {
-    const State &x = a.state(), &y = b.state();
-    Real worst = 0;
-    for (size_t i = 0; i < x.pos.size(); ++i) {
-        worst = std::fmax(worst, length(x.pos[i] - y.pos[i]));
-        const Quat d{x.rot[i].w - y.rot[i].w, x.rot[i].x - y.rot[i].x, x.rot[i].y - y.rot[i].y, x.rot[i].z - y.rot[i].z};
-        worst = std::fmax(worst, std::sqrt(d.w * d.w + d.x * d.x + d.y * d.y + d.z * d.z));
-    }
-    for (size_t n = 0; n < x.femPos.size(); ++n) worst = std::fmax(worst, length(x.femPos[n] - y.femPos[n]));
-    worst = std::fmax(worst, length(a.drag().force - b.drag().force));   // the drag's reported force, N
-    worst = std::fmax(worst, std::fabs(a.drag().effectiveMass - b.drag().effectiveMass));
-    if (x.jointWarm.size() != y.jointWarm.size()) return Real(INFINITY);
-    for (size_t i = 0; i < x.jointWarm.size(); ++i) worst = std::fmax(worst, std::fabs(x.jointWarm[i] - y.jointWarm[i]));
+    Real worst = jointWarmDifference(a, b);
+    for (Real d : {bodyPositionDifference(a, b), bodyRotationDifference(a, b), femPositionDifference(a, b), dragDifference(a, b)})
+        worst = std::fmax(worst, d);
     return worst;
 }
 
@@ -69,18 +44,14 @@ struct Parity {
 // (when the scene has one) driving both; `setup` runs on both worlds before the first step.
 template <class Setup>
 Parity compareScene(const std::string& name, int steps, Setup setup) {
-    Scene s = loadNamed(name);
+    LibraryScene s = loadComparableScene(name);
     World cpu(s.model, s.settings), host(s.model, s.settings);
     setup(cpu);
     setup(host);
     const bool grasp = !s.info.grasp.fingers.empty();
     GraspPlayer cpuPlayer(cpu.model(), s.info.grasp, -1), hostPlayer(host.model(), s.info.grasp, -1);
-    std::string why;
-    REQUIRE_MESSAGE(pipelineSupports(host, &why), why);
-    PipelineOptions options;
-    options.initialPairs = options.initialContacts = 2;   // the buffers grow and steps re-run
-    options.initialSlots = 1;
-    PipelineWorld<HostExecutor> pipeline(host, options);
+    requirePipelineSupports(host);
+    PipelineWorld<HostExecutor> pipeline(host, smallBuffers());   // the buffers grow and steps re-run
     Parity p;
     for (int i = 0; i < steps; ++i) {
         if (grasp) {

@@ -7,13 +7,13 @@
 #include <algorithm>
 #include <string>
 
-#include "engine/exec/host_executor.h"
-#include "engine/exec/pipeline_world.h"
 #include "engine/scene/scene_loader.h"
 #include "engine/solver/newton.h"
 #include "engine/world.h"
+#include "tests/parity_helpers.h"
 
 using namespace cs;
+using namespace cs::test;
 
 namespace {
 
@@ -195,8 +195,7 @@ TEST_CASE("newton safeguards on the device pipeline (host executor) equal the CP
         CAPTURE(v.scene);
         CAPTURE(v.forcing);
         World cpu = loadWorld(v.scene), host = loadWorld(v.scene);
-        std::string why;
-        REQUIRE_MESSAGE(pipelineSupports(host, &why), why);
+        requirePipelineSupports(host);
         for (World* w : {&cpu, &host}) {
             w->settings.solver.cullRows = false;
             w->settings.solver.keepBestIterate = v.keepBest;
@@ -214,8 +213,7 @@ TEST_CASE("newton safeguards on the device pipeline (host executor) equal the CP
             differentStats += cpu.solveStats().restoredBest != pipeline.solveStats().restoredBest ||
                               cpu.solveStats().residualFinal != pipeline.solveStats().residualFinal ||
                               cpu.solveStats().linearIterations != pipeline.solveStats().linearIterations;
-            for (int b = 0; b < cpu.model().bodyCount(); ++b)
-                worst = std::max(worst, length(cpu.state().pos[b] - host.state().pos[b]));
+            worst = std::max(worst, bodyPositionDifference(cpu, host));
         }
         MESSAGE(v.scene << " forcing " << v.forcing << " cut " << v.stepCut << ": best iterate restored in " << restored
                         << " of 200 steps; largest position difference " << worst << " m");

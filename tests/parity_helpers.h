@@ -1,0 +1,139 @@
+// Shared set-up of the executor parity tests: World::step (the CPU backend) against the device
+// pipeline run by the host executor (PipelineWorld<HostExecutor>), in test_exec_parity.cpp,
+// test_fem_exec_parity.cpp, test_femfem_exec_parity.cpp, test_joints_exec_parity.cpp,
+// test_ccp_pipeline.cpp and test_newton_safeguard.cpp.
+//
+// Loading: a library scene as its file gives it, or "comparable": with the CPU backend's
+// shortcuts that the pipeline does not take set off (row culling, narrow-phase reuse), so both
+// sides solve the same rows. Buffers: smallBuffers() starts the pipeline at 2 pairs, 2 contacts
+// and 1 contact per pair, so every scene with contacts grows its buffers and re-runs steps.
+// Differences: the largest difference over bodies or nodes of one quantity between two worlds
+// stepped from the same start (0 when they agree bit for bit); each test takes the maximum over
+// its steps and states its own tolerance.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "engine/exec/host_executor.h"
+#include "engine/exec/pipeline_world.h"
+#include "engine/scene/scene_loader.h"
+#include "engine/world.h"
+
+namespace cs::test {
+
+struct LibraryScene {
+    Model model;
+    WorldSettings settings;
+    SceneInfo info;
+};
+
+// A library scene (or a scene file) as its file gives it; fails the test if it does not load.
+inline LibraryScene loadLibraryScene(const std::string& name) {
+    LibraryScene s;
+    std::string error;
+    REQUIRE_MESSAGE(loadScene(name, s.model, s.settings, s.info, &error), error);
+    return s;
+}
+
+// The same with the CPU-only shortcuts off: the pipeline solves every row (no culling) and
+// searches every pair in full (no narrow-phase reuse).
+inline LibraryScene loadComparableScene(const std::string& name) {
+    LibraryScene s = loadLibraryScene(name);
+    s.settings.solver.cullRows = false;
+    s.settings.narrowReuse = false;
+    return s;
+}
+
+inline World libraryWorld(const std::string& name) {
+    LibraryScene s = loadLibraryScene(name);
+    return World(std::move(s.model), s.settings);
+}
+
+inline World comparableWorld(const std::string& name) {
+    LibraryScene s = loadComparableScene(name);
+    return World(std::move(s.model), s.settings);
+}
+
+// Capacities small enough that every scene with contacts grows its buffers and re-runs steps.
+inline PipelineOptions smallBuffers() {
+    PipelineOptions o;
+    o.initialPairs = 2;
+    o.initialContacts = 2;
+    o.initialSlots = 1;
+    return o;
+}
+
+// Fails the test, with the reason, when the pipeline cannot run `world`.
+inline void requirePipelineSupports(const World& world) {
+    std::string why;
+    REQUIRE_MESSAGE(pipelineSupports(world, &why), why);
+}
+
+// The last step's contact count (rigid and FEM) differs between the CPU and the pipeline.
+inline bool contactCountsDiffer(const World& cpu, const PipelineWorld<HostExecutor>& pipeline) {
+    return pipeline.contactCount() + pipeline.femContactCount() != (int)cpu.contacts().size();
+}
+
+// m, largest |x_a - x_b| over the rigid bodies.
+inline Real bodyPositionDifference(const World& a, const World& b) {
+    Real worst = 0;
+    for (int i = 0; i < a.model().bodyCount(); ++i)
+        worst = std::max(worst, length(a.state().pos[i] - b.state().pos[i]));
+    return worst;
+}
+
+// Largest |q_a - q_b| (the quaternions' 4-vector difference) over the rigid bodies.
+inline Real bodyRotationDifference(const World& a, const World& b) {
+    Real worst = 0;
+    for (int i = 0; i < a.model().bodyCount(); ++i) {
+        const Quat &x = a.state().rot[i], &y = b.state().rot[i];
+        const Quat d{x.w - y.w, x.x - y.x, x.y - y.y, x.z - y.z};
+        worst = std::max(worst, std::sqrt(d.w * d.w + d.x * d.x + d.y * d.y + d.z * d.z));
+    }
+    return worst;
+}
+
+// m, largest |x_a - x_b| over the FEM nodes.
+inline Real femPositionDifference(const World& a, const World& b) {
+    Real worst = 0;
+    for (size_t n = 0; n < a.state().femPos.size(); ++n)
+        worst = std::max(worst, length(a.state().femPos[n] - b.state().femPos[n]));
+    return worst;
+}
+
+// m/s, largest |v_a - v_b| over the FEM nodes.
+inline Real femVelocityDifference(const World& a, const World& b) {
+    Real worst = 0;
+    for (size_t n = 0; n < a.state().femVel.size(); ++n)
+        worst = std::max(worst, length(a.state().femVel[n] - b.state().femVel[n]));
+    return worst;
+}
+
+// m, the largest FEM node displacement from `start` (the motion a comparison covered).
+inline Real femTravel(const World& w, const std::vector<Vec3>& start) {
+    Real worst = 0;
+    for (size_t n = 0; n < start.size(); ++n) worst = std::max(worst, length(w.state().femPos[n] - start[n]));
+    return worst;
+}
+
+// Largest |impulse_a - impulse_b| of State::jointWarm (joint and coupling rows); a different
+// length counts as infinite.
+inline Real jointWarmDifference(const World& a, const World& b) {
+    const std::vector<Real> &x = a.state().jointWarm, &y = b.state().jointWarm;
+    if (x.size() != y.size()) return Real(INFINITY);
+    Real worst = 0;
+    for (size_t i = 0; i < x.size(); ++i) worst = std::max(worst, std::fabs(x[i] - y[i]));
+    return worst;
+}
+
+// The mouse drag's reported force (N) and effective mass (kg): the larger difference.
+inline Real dragDifference(const World& a, const World& b) {
+    return std::fmax(length(a.drag().force - b.drag().force), std::fabs(a.drag().effectiveMass - b.drag().effectiveMass));
+}
+
+}  // namespace cs::test
