@@ -79,11 +79,15 @@ inline bool contactCountsDiffer(const World& cpu, const PipelineWorld<HostExecut
     return pipeline.contactCount() + pipeline.femContactCount() != (int)cpu.contacts().size();
 }
 
+// The larger of a running maximum and one difference, a NaN difference counting as infinite
+// (std::max and fmax drop a NaN, so a run that went NaN on one side would compare as equal).
+inline Real worse(Real worst, Real d) { return std::isnan(d) ? Real(INFINITY) : std::max(worst, d); }
+
 // m, largest |x_a - x_b| over the rigid bodies.
 inline Real bodyPositionDifference(const World& a, const World& b) {
     Real worst = 0;
     for (int i = 0; i < a.model().bodyCount(); ++i)
-        worst = std::max(worst, length(a.state().pos[i] - b.state().pos[i]));
+        worst = worse(worst, length(a.state().pos[i] - b.state().pos[i]));
     return worst;
 }
 
@@ -93,7 +97,7 @@ inline Real bodyRotationDifference(const World& a, const World& b) {
     for (int i = 0; i < a.model().bodyCount(); ++i) {
         const Quat &x = a.state().rot[i], &y = b.state().rot[i];
         const Quat d{x.w - y.w, x.x - y.x, x.y - y.y, x.z - y.z};
-        worst = std::max(worst, std::sqrt(d.w * d.w + d.x * d.x + d.y * d.y + d.z * d.z));
+        worst = worse(worst, std::sqrt(d.w * d.w + d.x * d.x + d.y * d.y + d.z * d.z));
     }
     return worst;
 }
@@ -102,7 +106,7 @@ inline Real bodyRotationDifference(const World& a, const World& b) {
 inline Real femPositionDifference(const World& a, const World& b) {
     Real worst = 0;
     for (size_t n = 0; n < a.state().femPos.size(); ++n)
-        worst = std::max(worst, length(a.state().femPos[n] - b.state().femPos[n]));
+        worst = worse(worst, length(a.state().femPos[n] - b.state().femPos[n]));
     return worst;
 }
 
@@ -110,7 +114,7 @@ inline Real femPositionDifference(const World& a, const World& b) {
 inline Real femVelocityDifference(const World& a, const World& b) {
     Real worst = 0;
     for (size_t n = 0; n < a.state().femVel.size(); ++n)
-        worst = std::max(worst, length(a.state().femVel[n] - b.state().femVel[n]));
+        worst = worse(worst, length(a.state().femVel[n] - b.state().femVel[n]));
     return worst;
 }
 
@@ -127,13 +131,13 @@ inline Real jointWarmDifference(const World& a, const World& b) {
     const std::vector<Real> &x = a.state().jointWarm, &y = b.state().jointWarm;
     if (x.size() != y.size()) return Real(INFINITY);
     Real worst = 0;
-    for (size_t i = 0; i < x.size(); ++i) worst = std::max(worst, std::fabs(x[i] - y[i]));
+    for (size_t i = 0; i < x.size(); ++i) worst = worse(worst, std::fabs(x[i] - y[i]));
     return worst;
 }
 
 // The mouse drag's reported force (N) and effective mass (kg): the larger difference.
 inline Real dragDifference(const World& a, const World& b) {
-    return std::fmax(length(a.drag().force - b.drag().force), std::fabs(a.drag().effectiveMass - b.drag().effectiveMass));
+    return worse(worse(0, length(a.drag().force - b.drag().force)), std::fabs(a.drag().effectiveMass - b.drag().effectiveMass));
 }
 
 }  // namespace cs::test
