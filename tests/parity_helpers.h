@@ -125,6 +125,20 @@ inline Real femTravel(const World& w, const std::vector<Vec3>& start) {
     return worst;
 }
 
+// The FEM parity tests' running maxima over the steps of a CPU run and its pipeline twin.
+struct FemDifferences {
+    Real worstNode = 0;       // m, largest |x_cpu - x_pipeline| over nodes and steps
+    Real worstVelocity = 0;   // m/s, the same for node velocities
+    Real worstBody = 0;       // m, rigid bodies' positions
+    Real travel = 0;          // m, the largest node displacement of the CPU run (the motion compared)
+    void add(const World& cpu, const World& host, const std::vector<Vec3>& start) {
+        worstBody = std::max(worstBody, bodyPositionDifference(cpu, host));
+        worstNode = std::max(worstNode, femPositionDifference(cpu, host));
+        worstVelocity = std::max(worstVelocity, femVelocityDifference(cpu, host));
+        travel = std::max(travel, femTravel(cpu, start));
+    }
+};
+
 // Largest |impulse_a - impulse_b| of State::jointWarm (joint and coupling rows); a different
 // length counts as infinite.
 inline Real jointWarmDifference(const World& a, const World& b) {

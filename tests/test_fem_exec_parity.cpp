@@ -69,11 +69,7 @@ World blockWithHandle() {
     return World(std::move(model));
 }
 
-struct FemParity {
-    Real worstNode = 0;       // m, largest |x_cpu - x_pipeline| over nodes and steps
-    Real worstVelocity = 0;   // m/s
-    Real worstBody = 0;       // m, rigid bodies
-    Real travel = 0;          // m, the largest node displacement of the CPU run (the motion compared)
+struct FemParity : FemDifferences {
     int countMismatches = 0;  // steps whose contact counts (rigid + FEM) differ
     int mostFemContacts = 0;
     long long growth = 0;
@@ -90,10 +86,7 @@ FemParity compareFem(World& cpu, World& host, int steps, PipelineOptions options
         REQUIRE(!pipeline.lastStepFailed());
         p.countMismatches += contactCountsDiffer(cpu, pipeline);
         p.mostFemContacts = std::max(p.mostFemContacts, pipeline.femContactCount());
-        p.worstBody = std::max(p.worstBody, bodyPositionDifference(cpu, host));
-        p.worstNode = std::max(p.worstNode, femPositionDifference(cpu, host));
-        p.worstVelocity = std::max(p.worstVelocity, femVelocityDifference(cpu, host));
-        p.travel = std::max(p.travel, femTravel(cpu, start));
+        p.add(cpu, host, start);
     }
     p.growth = pipeline.bufferStats().growthEvents;
     return p;

@@ -80,9 +80,7 @@ int cpuTriangleContacts(const World& w) {
     return n;
 }
 
-struct FemFemParity {
-    Real worstNode = 0, worstVelocity = 0, worstBody = 0;   // m, m/s, m: largest differences
-    Real travel = 0;              // m, the largest node displacement of the CPU run
+struct FemFemParity : FemDifferences {
     int countMismatches = 0;      // steps whose contact counts (all, or node-triangle) differ
     int mostTriContacts = 0;      // node-triangle contacts, the most in one step (CPU)
     int stepsWithTriContacts = 0;
@@ -102,10 +100,7 @@ FemFemParity compare(World& cpu, World& host, int steps, PipelineOptions options
         p.countMismatches += contactCountsDiffer(cpu, pipeline) || pipeline.femTriContactCount() != tri;
         p.mostTriContacts = std::max(p.mostTriContacts, tri);
         p.stepsWithTriContacts += tri > 0;
-        p.worstBody = std::max(p.worstBody, bodyPositionDifference(cpu, host));
-        p.worstNode = std::max(p.worstNode, femPositionDifference(cpu, host));
-        p.worstVelocity = std::max(p.worstVelocity, femVelocityDifference(cpu, host));
-        p.travel = std::max(p.travel, femTravel(cpu, start));
+        p.add(cpu, host, start);
     }
     p.growth = pipeline.bufferStats().growthEvents;
     return p;
