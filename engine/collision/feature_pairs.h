@@ -51,6 +51,34 @@ struct NarrowPhaseSettings {
     bool hyperplane = false;
 };
 
+// Speculative widening, shared by the CPU narrow phase (narrow_phase.cpp shapeMotionReach,
+// pairSettings) and the device pipeline (pipeline_collide.h). A part's reach within the step:
+// motionScale * dt * (|v| + |g| dt + |w| R), R = |local offset| + bounding radius, the farthest
+// its points move; 0 for a static body or motionScale 0 (then s is returned unchanged below).
+CS_HD Real partMotionReach(const NarrowPhaseSettings& s, bool dynamic, Vec3 v, Vec3 w, Real arm) {
+    if (!(s.motionScale > 0) || !dynamic) return 0;
+    return s.motionScale * s.dt * (length(v) + s.gravity * s.dt + length(w) * arm);
+}
+
+// One pair's settings with margin and regionWidening grown by the pair's reach and epsTheta by
+// its relative turn (capped at 2, the cosine's range), as the comment on motionScale says.
+// Velocities of static bodies are taken as zero.
+CS_HD NarrowPhaseSettings widenedPairSettings(const NarrowPhaseSettings& s, bool dynamicA, Vec3 vA, Vec3 wA,
+                                              Real armA, bool dynamicB, Vec3 vB, Vec3 wB, Real armB) {
+    if (!(s.motionScale > 0)) return s;
+    const Vec3 zero{0, 0, 0};
+    const Vec3 va = dynamicA ? vA : zero, vb = dynamicB ? vB : zero;
+    const Vec3 wa = dynamicA ? wA : zero, wb = dynamicB ? wB : zero;
+    const Real fall = (dynamicA || dynamicB) ? s.gravity * s.dt : Real(0);   // gravity within the step (kept when both fall: conservative)
+    const Real reach = s.motionScale * s.dt * (length(va - vb) + fall + length(wa) * armA + length(wb) * armB);
+    const Real turn = s.motionScale * s.dt * length(wa - wb);
+    NarrowPhaseSettings out = s;
+    out.margin += reach;
+    out.regionWidening += reach;
+    out.epsTheta += turn < Real(2) ? turn : Real(2);
+    return out;
+}
+
 CS_HD PotentialContact makePotentialContact(PairType type, uint32_t fa, uint32_t fb, Vec3 pA,
                                             Vec3 pB, Vec3 n, Real gap) {
     PotentialContact c;

@@ -35,9 +35,8 @@ void collideSpherePolytope(Vec3 center, Real radius, bool sphereIsA, const Conve
 
 Real shapeMotionReach(const Model& model, const State& state, int shape, const NarrowPhaseSettings& s) {
     const int b = model.shapeBody[shape];
-    if (!(s.motionScale > 0) || model.isStatic(b)) return 0;
     const Real arm = length(model.shapeLocal[shape].pos) + model.shapeRadius[shape];
-    return s.motionScale * s.dt * (length(state.linVel[b]) + s.gravity * s.dt + length(state.angVel[b]) * arm);
+    return partMotionReach(s, !model.isStatic(b), state.linVel[b], state.angVel[b], arm);   // feature_pairs.h
 }
 
 void computeContactAabbs(const Model& model, const State& state, const NarrowPhaseSettings& s,
@@ -51,20 +50,10 @@ NarrowPhaseSettings pairSettings(const Model& model, const State& state, int sha
                                  const NarrowPhaseSettings& s) {
     if (!(s.motionScale > 0)) return s;
     const int a = model.shapeBody[shapeA], b = model.shapeBody[shapeB];
-    const bool da = !model.isStatic(a), db = !model.isStatic(b);
-    const Vec3 zero{0, 0, 0};
-    const Vec3 va = da ? state.linVel[a] : zero, vb = db ? state.linVel[b] : zero;
-    const Vec3 wa = da ? state.angVel[a] : zero, wb = db ? state.angVel[b] : zero;
     const Real armA = length(model.shapeLocal[shapeA].pos) + model.shapeRadius[shapeA];
     const Real armB = length(model.shapeLocal[shapeB].pos) + model.shapeRadius[shapeB];
-    const Real fall = (da || db) ? s.gravity * s.dt : Real(0);   // gravity within the step (kept when both fall: conservative)
-    const Real reach = s.motionScale * s.dt * (length(va - vb) + fall + length(wa) * armA + length(wb) * armB);
-    const Real turn = s.motionScale * s.dt * length(wa - wb);
-    NarrowPhaseSettings out = s;
-    out.margin += reach;
-    out.regionWidening += reach;
-    out.epsTheta += turn < Real(2) ? turn : Real(2);
-    return out;
+    return widenedPairSettings(s, !model.isStatic(a), state.linVel[a], state.angVel[a], armA,   // feature_pairs.h
+                               !model.isStatic(b), state.linVel[b], state.angVel[b], armB);
 }
 
 void collideShapes(const Model& model, const State& state, int shapeA, int shapeB,

@@ -15,8 +15,9 @@ bool pipelineSupports(const World& world, std::string* why) {
         reason = "the device pipeline runs joints and the mouse drag with the standard contact model only";
     else if (!world.model().femBodies.empty() && solver.contactModel != ContactModelType::Standard)
         reason = "the device pipeline runs deformable (FEM) bodies with the standard contact model only";
-    else if (world.settings.speculative > 0)
-        reason = "the device pipeline has no speculative widening yet (settings.speculative)";
+    else if (world.settings.speculative > 0 && world.settings.redetectPasses > 0 &&
+             solver.contactModel == ContactModelType::Standard)
+        reason = "the device pipeline has no redetection yet (settings.redetectPasses)";
     else if (world.settings.projectionPasses > 0)
         reason = "the device pipeline has no position projection yet (settings.projectionPasses)";
     else if (world.settings.sleeping)

@@ -2,11 +2,13 @@
 // standard contact model, over the executor verbs (executor.h).
 //
 //   prepare     per body: activity, inverse mass and inertia, u~ (gpu/step_hd.h prepareBody)
-//   broad       shapes into the world (flat_model.h shapeToWorld); the sweep axis of largest
+//   broad       shapes into the world (flat_model.h shapeToWorld; boxes grown by the margin and,
+//               with settings.speculative, each part's reach); the sweep axis of largest
 //               variance; shapes sorted by the low end of their box; one sorted shape per thread
 //               counts its pairs, a scan gives offsets, the same thread writes them; pairs sorted
 //               by (shapeA, shapeB): the CPU's findPairs, as a set and in the same order
-//   narrow      one pair per thread into its slots (collideShapePair), a scan of the counts
+//   narrow      one pair per thread into its slots (collideShapePair, speculative widening per
+//               pair as the CPU's pairSettings), a scan of the counts
 //               compacts them in pair order, i.e. in ContactKey order as on the CPU
 //   rows        the standard model's duplicate merge (a keep flag per contact, a scan) and three
 //               rows per kept contact, warm impulses found in last substep's sorted cache
@@ -17,6 +19,15 @@
 #include "engine/exec/pipeline_data.h"
 
 namespace cs {
+
+// The narrow phase's settings for one substep (with the speculative scale, step and |g| that
+// partMotionReach and widenedPairSettings read, feature_pairs.h).
+inline NarrowPhaseSettings substepNarrowSettings(const WorldSettings& ws) {
+    return narrowPhaseSettings(ws, ws.dt / (ws.substeps > 0 ? ws.substeps : 1));
+}
+
+// R of a part for its reach: |local offset| + bounding radius (narrow_phase.cpp shapeMotionReach).
+CS_HD Real partArm(const FlatModelView& m, int s) { return length(m.shapeLocal[s].pos) + m.shapeRadius[s]; }
 
 template <class Exec>
 void recordPrepare(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws, Real h) {
@@ -49,7 +60,9 @@ void recordBroadPhase(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws) 
     const int shapes = d.shapes, capacity = d.pairCapacity;
     const Vec3* pos = d.pos.data();
     const Quat* rot = d.rot.data();
+    const Vec3 *linVel = d.linVel.data(), *angVel = d.angVel.data();
     const Real margin = ws.contactMargin;
+    const NarrowPhaseSettings narrow = substepNarrowSettings(ws);
     const ShapeWorldView world{d.pose.data(), d.aabb.data(), d.centroid.data(), d.worldVertices.data(),
                                d.worldEdges.data(), d.worldFaces.data()};
     const Aabb* aabb = d.aabb.data();
@@ -59,7 +72,11 @@ void recordBroadPhase(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws) 
     int *count = d.sweepCount.data(), *offset = d.sweepOffset.data();
     uint64_t *pairs = d.pairKeys.data(), *sortedPairs = d.pairKeysOut.data();
 
-    ex.forEach(shapes, nullptr, nullptr, [=] CS_LAMBDA(int s) { shapeToWorld(m, pos, rot, margin, s, world); });
+    ex.forEach(shapes, nullptr, nullptr, [=] CS_LAMBDA(int s) {   // boxes grown by the margin and the speculative reach
+        const int b = m.shapeBody[s];   // (computeContactAabbs)
+        const Real reach = partMotionReach(narrow, m.invMass[b] != Real(0), linVel[b], angVel[b], partArm(m, s));
+        shapeToWorld(m, pos, rot, margin + reach, s, world);
+    });
     // Sweep axis: largest variance of the box centres (broad_phase.cpp sweepAxis; ties: lowest axis).
     ex.sum(&c->shapes, nullptr, kBlockedSum, &c->centreSum, [=] CS_LAMBDA(int s) {
         return Real(0.5) * (aabb[s].lo + aabb[s].hi);
@@ -114,7 +131,8 @@ void recordNarrowPhase(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws)
     const uint64_t* pairs = d.pairKeysOut.data();
     PotentialContact *slot = d.slots.data(), *contacts = d.contacts.data();
     int *count = d.pairContactCount.data(), *offset = d.pairContactOffset.data(), *pairFirst = d.contactPairFirst.data();
-    NarrowPhaseSettings narrow = narrowPhaseSettings(ws, ws.dt / (ws.substeps > 0 ? ws.substeps : 1));
+    const Vec3 *linVel = d.linVel.data(), *angVel = d.angVel.data();
+    const NarrowPhaseSettings narrow = substepNarrowSettings(ws);
 
     ex.forEach(pairCapacity, nullptr, nullptr, [=] CS_LAMBDA(int p) {
         if (p >= c->pairCount) {
@@ -122,7 +140,12 @@ void recordNarrowPhase(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws)
             return;
         }
         ContactSink sink{slot + size_t(p) * slots, slots, 0};
-        collideShapePair(m, world, int(pairs[p] >> 32), int(uint32_t(pairs[p])), narrow, sink);
+        const int sa = int(pairs[p] >> 32), sb = int(uint32_t(pairs[p]));
+        const int ba = m.shapeBody[sa], bb = m.shapeBody[sb];   // speculative widening (pairSettings)
+        const NarrowPhaseSettings ps = widenedPairSettings(narrow, m.invMass[ba] != Real(0), linVel[ba], angVel[ba],
+                                                           partArm(m, sa), m.invMass[bb] != Real(0), linVel[bb],
+                                                           angVel[bb], partArm(m, sb));
+        collideShapePair(m, world, sa, sb, ps, sink);
         count[p] = sink.stored();
         if (sink.count > slots) {   // a sink too small: the step runs again with larger slots
             atomicMaxInt(&c->neededSlots, sink.count);

@@ -134,8 +134,8 @@ void recordStep(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws, bool s
 }
 
 // True when the pipeline covers the world as it is set up now (the standard contact model, or
-// CCP without joints, drag or FEM; no speculative widening, no projection); otherwise false with
-// the reason.
+// CCP without joints, drag or FEM; speculative widening without redetection; no projection, no
+// sleeping); otherwise false with the reason.
 bool pipelineSupports(const World& world, std::string* why);
 
 }  // namespace cs
