@@ -454,7 +454,7 @@ bool World::widenDetection(const NarrowPhaseSettings& narrow, bool fromStart) {
         Vec3& w = s.detect.angVel[b];
         const Real dv = length(u.lin) - length(v), dw = length(u.ang) - length(w);
         const int first = model_.bodyFirstShape[b];   // the first part's reach arm (pairSettings: each part's)
-        const Real arm = length(model_.shapeLocal[first].pos) + model_.shapeRadius[first];
+        const Real arm = partArm(model_.shapeLocal[first], model_.shapeRadius[first]);
         if (dv > 0) v = u.lin;
         if (dw > 0) w = u.ang;
         if (scale * dv > narrow.margin || scale * dw > kTurnSlack || scale * dw * arm > narrow.margin) wider = true;

@@ -14,7 +14,7 @@
 
 #include <string>
 
-#include "engine/model_builder.h"
+#include "tests/cube_over_floor.h"
 #include "tests/parity_helpers.h"
 
 using namespace cs;
@@ -131,20 +131,7 @@ TEST_CASE("exec parity: every linear solver and NCP function, substeps, on the p
 // step: beyond the fixed 2 cm margin, so without the widening it passes through the floor
 // (test_speculative.cpp); then two library scenes where bodies fall and tip.
 TEST_CASE("exec parity: speculative contacts, bit for bit, and the falling cube lands on the pipeline") {
-    Model m;
-    std::string err;
-    BodyDesc floor;
-    floor.name = "floor";
-    floor.isStatic = true;
-    floor.shapes.push_back(ShapeDesc{ShapeType::Polytope, makeBox({1, 1, 0.1}), 0});
-    floor.pose.pos = {0, 0, -0.1};
-    REQUIRE(addBody(m, floor, &err) >= 0);
-    BodyDesc cube;
-    cube.name = "cube";
-    cube.shapes.push_back(ShapeDesc{ShapeType::Polytope, makeBox({0.1, 0.1, 0.1}), 0});
-    cube.pose.pos = {0, 0, 0.3};
-    cube.linVel = {0, 0, -12};
-    REQUIRE(addBody(m, cube, &err) >= 0);
+    const Model m = cubeOverFloor({{0, 0, 0.3}, quatIdentity()}, {0, 0, -12}, {0, 0, 0});
     for (Real spec : {Real(0), Real(1)}) {
         CAPTURE(spec);
         WorldSettings s;

@@ -7,33 +7,14 @@
 #include <string>
 
 #include "engine/geometry/overlap_volume.h"
-#include "engine/model_builder.h"
 #include "engine/scene/scene_loader.h"
 #include "engine/world.h"
+#include "tests/cube_over_floor.h"
 
 using namespace cs;
+using cs::test::cubeOverFloor;
 
 namespace {
-
-// A static slab with its top at z = 0 and a 0.2 m cube at `pose` moving with (v, w).
-Model cubeOverFloor(Transform pose, Vec3 v, Vec3 w) {
-    Model m;
-    std::string err;
-    BodyDesc floor;
-    floor.name = "floor";
-    floor.isStatic = true;
-    floor.shapes.push_back(ShapeDesc{ShapeType::Polytope, makeBox({1, 1, 0.1}), 0});
-    floor.pose.pos = {0, 0, -0.1};
-    REQUIRE(addBody(m, floor, &err) >= 0);
-    BodyDesc cube;
-    cube.name = "cube";
-    cube.shapes.push_back(ShapeDesc{ShapeType::Polytope, makeBox({0.1, 0.1, 0.1}), 0});
-    cube.pose = pose;
-    cube.linVel = v;
-    cube.angVel = w;
-    REQUIRE(addBody(m, cube, &err) >= 0);
-    return m;
-}
 
 Real cubeFloorOverlap(const World& w) {
     const Model& m = w.model();

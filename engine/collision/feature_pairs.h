@@ -55,6 +55,9 @@ struct NarrowPhaseSettings {
 // pairSettings) and the device pipeline (pipeline_collide.h). A part's reach within the step:
 // motionScale * dt * (|v| + |g| dt + |w| R), R = |local offset| + bounding radius, the farthest
 // its points move; 0 for a static body or motionScale 0 (then s is returned unchanged below).
+// R of a part for its reach: |its offset from the body's centre of mass| + its bounding radius.
+CS_HD Real partArm(const Transform& local, Real boundingRadius) { return length(local.pos) + boundingRadius; }
+
 CS_HD Real partMotionReach(const NarrowPhaseSettings& s, bool dynamic, Vec3 v, Vec3 w, Real arm) {
     if (!(s.motionScale > 0) || !dynamic) return 0;
     return s.motionScale * s.dt * (length(v) + s.gravity * s.dt + length(w) * arm);

@@ -35,8 +35,8 @@ void collideSpherePolytope(Vec3 center, Real radius, bool sphereIsA, const Conve
 
 Real shapeMotionReach(const Model& model, const State& state, int shape, const NarrowPhaseSettings& s) {
     const int b = model.shapeBody[shape];
-    const Real arm = length(model.shapeLocal[shape].pos) + model.shapeRadius[shape];
-    return partMotionReach(s, !model.isStatic(b), state.linVel[b], state.angVel[b], arm);   // feature_pairs.h
+    return partMotionReach(s, !model.isStatic(b), state.linVel[b], state.angVel[b],   // feature_pairs.h
+                           partArm(model.shapeLocal[shape], model.shapeRadius[shape]));
 }
 
 void computeContactAabbs(const Model& model, const State& state, const NarrowPhaseSettings& s,
@@ -50,9 +50,9 @@ NarrowPhaseSettings pairSettings(const Model& model, const State& state, int sha
                                  const NarrowPhaseSettings& s) {
     if (!(s.motionScale > 0)) return s;
     const int a = model.shapeBody[shapeA], b = model.shapeBody[shapeB];
-    const Real armA = length(model.shapeLocal[shapeA].pos) + model.shapeRadius[shapeA];
-    const Real armB = length(model.shapeLocal[shapeB].pos) + model.shapeRadius[shapeB];
-    return widenedPairSettings(s, !model.isStatic(a), state.linVel[a], state.angVel[a], armA,   // feature_pairs.h
+    const Real armA = partArm(model.shapeLocal[shapeA], model.shapeRadius[shapeA]);   // feature_pairs.h
+    const Real armB = partArm(model.shapeLocal[shapeB], model.shapeRadius[shapeB]);
+    return widenedPairSettings(s, !model.isStatic(a), state.linVel[a], state.angVel[a], armA,
                                !model.isStatic(b), state.linVel[b], state.angVel[b], armB);
 }
 
@@ -164,8 +164,8 @@ Real stepMotion(const Model& model, const State& state, int shapeA, int shapeB, 
     const bool da = !model.isStatic(a), db = !model.isStatic(b);
     const Vec3 va = da ? state.linVel[a] : zero, vb = db ? state.linVel[b] : zero;
     const Real wa = da ? length(state.angVel[a]) : Real(0), wb = db ? length(state.angVel[b]) : Real(0);
-    const Real armA = length(model.shapeLocal[shapeA].pos) + model.shapeRadius[shapeA];
-    const Real armB = length(model.shapeLocal[shapeB].pos) + model.shapeRadius[shapeB];
+    const Real armA = partArm(model.shapeLocal[shapeA], model.shapeRadius[shapeA]);
+    const Real armB = partArm(model.shapeLocal[shapeB], model.shapeRadius[shapeB]);
     return dt * (length(va - vb) + wa * armA + wb * armB);
 }
 

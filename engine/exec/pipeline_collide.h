@@ -26,9 +26,6 @@ inline NarrowPhaseSettings substepNarrowSettings(const WorldSettings& ws) {
     return narrowPhaseSettings(ws, ws.dt / (ws.substeps > 0 ? ws.substeps : 1));
 }
 
-// R of a part for its reach: |local offset| + bounding radius (narrow_phase.cpp shapeMotionReach).
-CS_HD Real partArm(const FlatModelView& m, int s) { return length(m.shapeLocal[s].pos) + m.shapeRadius[s]; }
-
 template <class Exec>
 void recordPrepare(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws, Real h) {
     const FlatModelView m = d.model;
@@ -74,7 +71,8 @@ void recordBroadPhase(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws) 
 
     ex.forEach(shapes, nullptr, nullptr, [=] CS_LAMBDA(int s) {   // boxes grown by the margin and the speculative reach
         const int b = m.shapeBody[s];   // (computeContactAabbs)
-        const Real reach = partMotionReach(narrow, m.invMass[b] != Real(0), linVel[b], angVel[b], partArm(m, s));
+        const Real arm = partArm(m.shapeLocal[s], m.shapeRadius[s]);
+        const Real reach = partMotionReach(narrow, m.invMass[b] != Real(0), linVel[b], angVel[b], arm);
         shapeToWorld(m, pos, rot, margin + reach, s, world);
     });
     // Sweep axis: largest variance of the box centres (broad_phase.cpp sweepAxis; ties: lowest axis).
@@ -142,9 +140,9 @@ void recordNarrowPhase(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws)
         ContactSink sink{slot + size_t(p) * slots, slots, 0};
         const int sa = int(pairs[p] >> 32), sb = int(uint32_t(pairs[p]));
         const int ba = m.shapeBody[sa], bb = m.shapeBody[sb];   // speculative widening (pairSettings)
-        const NarrowPhaseSettings ps = widenedPairSettings(narrow, m.invMass[ba] != Real(0), linVel[ba], angVel[ba],
-                                                           partArm(m, sa), m.invMass[bb] != Real(0), linVel[bb],
-                                                           angVel[bb], partArm(m, sb));
+        const Real armA = partArm(m.shapeLocal[sa], m.shapeRadius[sa]), armB = partArm(m.shapeLocal[sb], m.shapeRadius[sb]);
+        const NarrowPhaseSettings ps = widenedPairSettings(narrow, m.invMass[ba] != Real(0), linVel[ba], angVel[ba], armA,
+                                                           m.invMass[bb] != Real(0), linVel[bb], angVel[bb], armB);
         collideShapePair(m, world, sa, sb, ps, sink);
         count[p] = sink.stored();
         if (sink.count > slots) {   // a sink too small: the step runs again with larger slots
