@@ -76,9 +76,14 @@ void CcpProblem::setup(const ConstraintRows& rows, const BodyVelocities& bodies,
         i += size;
     }
     for (int i = 0; i < n; ++i) p[i] = rowGradient(i, bodies.unconstrained.data(), nullptr);
-    colourOrder.clear();
-    colourStart.clear();
-    if (colour) colourBlocks(rows, bodies);
+    if (colour) {
+        colourBlocks(rows, bodies);
+        packBlocks();
+    } else {
+        colourOrder.clear();
+        colourStart.clear();
+        colourKey_.clear();
+    }
 }
 
 // Jones-Plassmann rounds over the blocks (a block's bodies are its first row's), as the device
@@ -86,6 +91,20 @@ void CcpProblem::setup(const ConstraintRows& rows, const BodyVelocities& bodies,
 // four bodies goes to the serial range.
 void CcpProblem::colourBlocks(const ConstraintRows& rows, const BodyVelocities& bodies) {
     const int nb = blockCount(), bodyCount = (int)bodies.invMass.size();
+    // The colouring reads a block's dynamic bodies and whether it is wide, nothing else.
+    std::vector<int> key(3 * size_t(nb) + 1);
+    key[3 * size_t(nb)] = bodyCount;
+    for (int b = 0; b < nb; ++b) {
+        const int first = blockFirst[b];
+        for (int side = 0; side < 2; ++side) {
+            const int body = side == 0 ? rows.bodyA[first] : rows.bodyB[first];
+            key[3 * size_t(b) + side] = body >= 0 && bodies.invMass[body] > 0 ? body : -1;
+        }
+        key[3 * size_t(b) + 2] = rows.wideRows > 0 && (rows.bodyC[first] >= 0 || rows.bodyD[first] >= 0);
+    }
+    if (key == colourKey_ && (int)colourOrder.size() == nb) return;
+    colourKey_ = std::move(key);
+
     std::vector<int> bodyA(nb), bodyB(nb), round(nb, -1), colour(nb, -1), start(bodyCount + 1);
     std::vector<uint64_t> keys;
     for (int b = 0; b < nb; ++b) {
@@ -102,32 +121,29 @@ void CcpProblem::colourBlocks(const ConstraintRows& rows, const BodyVelocities& 
     blocks.bodyA = bodyA.data();
     blocks.bodyB = bodyB.data();
     blocks.invMass = bodies.invMass.data();
-    for (int k = 0; k < kGpuColourRounds; ++k)
-        for (int b = 0; b < nb; ++b) {   // a block coloured in round k still counts as pending in it
-            if (round[b] >= 0) continue;
+    // The pending blocks in index order, as the device's rounds visit them; a round's loop over
+    // the pending list is the loop over every block that skips the coloured ones.
+    std::vector<int> pending(nb);
+    std::iota(pending.begin(), pending.end(), 0);
+    for (int k = 0; k < kGpuColourRounds && !pending.empty(); ++k) {
+        for (int b : pending) {   // a block coloured in round k still counts as pending in it
             const int chosen = colourRowInRound(blocks, keys.data(), start.data(), round.data(), colour.data(), b, k);
             if (chosen < 0) continue;
             colour[b] = chosen;
             round[b] = k;
         }
-    std::vector<int> key(nb);
-    for (int b = 0; b < nb; ++b) {
-        const int first = blockFirst[b];
-        const bool wide = rows.wideRows > 0 && (rows.bodyC[first] >= 0 || rows.bodyD[first] >= 0);
-        key[b] = colour[b] < 0 || wide ? kCcpColours : colour[b];
+        pending.erase(std::remove_if(pending.begin(), pending.end(), [&](int b) { return round[b] >= 0; }), pending.end());
     }
+    std::vector<int> order(nb);
+    for (int b = 0; b < nb; ++b) order[b] = colour[b] < 0 || colourKey_[3 * size_t(b) + 2] ? kCcpColours : colour[b];
     colourOrder.resize(nb);
     std::iota(colourOrder.begin(), colourOrder.end(), 0);
-    std::stable_sort(colourOrder.begin(), colourOrder.end(), [&](int a, int b) { return key[a] < key[b]; });
+    std::stable_sort(colourOrder.begin(), colourOrder.end(), [&](int a, int b) { return order[a] < order[b]; });
     colourStart.resize(kCcpColours + 2);
     for (int c = 0; c <= kCcpColours + 1; ++c)
         colourStart[c] = int(std::lower_bound(colourOrder.begin(), colourOrder.end(), c,
-                                              [&](int b, int value) { return key[b] < value; }) -
+                                              [&](int b, int value) { return order[b] < value; }) -
                              colourOrder.begin());
-}
-
-Real CcpProblem::rowGradient(int i, const Spatial* u, const Real* x) const {
-    return ccpRowGradient(view_, i, u, offset[i], x ? x[i] : Real(0));
 }
 
 // u = u~ + M^-1 J^T x (eq. 9), then g = J u + offset + C x = N x + p.
@@ -186,9 +202,55 @@ Real CcpProblem::jacobiOmega(std::vector<Real>& x, std::vector<Real>& y, std::ve
     return Real(1) / std::max(estimate, Real(1e-12));
 }
 
+void CcpProblem::packBlocks() {
+    Packed& q = packed_;
+    const int n = rowCount();
+    const bool wide = view_.bodyC != nullptr;
+    q.row.resize(n);
+    q.first.resize(blockCount());
+    int r = 0;
+    for (int k = 0; k < blockCount(); ++k) {
+        const int b = colourOrder[k];
+        q.first[k] = r;
+        for (int i = blockFirst[b]; i < blockFirst[b] + ccpBlockSize(blockKind[b]); ++i) q.row[r++] = i;
+    }
+    auto copy = [&](const auto* from, auto& to) {
+        to.resize(n);
+        for (int i = 0; i < n; ++i) to[i] = from[q.row[i]];
+        return to.data();
+    };
+    q.view = view_;
+    q.view.bodyA = copy(view_.bodyA, q.bodyA);
+    q.view.bodyB = copy(view_.bodyB, q.bodyB);
+    q.view.jacobianA = copy(view_.jacobianA, q.jacobianA);
+    q.view.jacobianB = copy(view_.jacobianB, q.jacobianB);
+    q.view.invMassJacobianA = copy(view_.invMassJacobianA, q.minvJA);
+    q.view.invMassJacobianB = copy(view_.invMassJacobianB, q.minvJB);
+    q.view.compliance = copy(view_.compliance, q.compliance);
+    if (wide) {
+        q.view.bodyC = copy(view_.bodyC, q.bodyC);
+        q.view.bodyD = copy(view_.bodyD, q.bodyD);
+        q.view.jacobianC = copy(view_.jacobianC, q.jacobianC);
+        q.view.jacobianD = copy(view_.jacobianD, q.jacobianD);
+        q.view.invMassJacobianC = copy(view_.invMassJacobianC, q.minvJC);
+        q.view.invMassJacobianD = copy(view_.invMassJacobianD, q.minvJD);
+    }
+    q.view.runCount = 0;   // per-row arithmetic only
+    q.view.runStart = nullptr;
+    copy(offset.data(), q.offset);
+    q.x.resize(n);
+}
+
 void CcpProblem::gaussSeidelSweep(Real omega, Real* x, Spatial* u) const {
-    for (int b : colourOrder)
-        ccpGaussSeidelBlock(view_, offset.data(), blockFirst[b], blockKind[b], omega / blockScale[b], mu[b], limit[b], x, u);
+    Packed& q = const_cast<Packed&>(packed_);   // the sweep's copy of x, scratch
+    const int n = rowCount();
+    for (int i = 0; i < n; ++i) q.x[i] = x[q.row[i]];
+    for (int k = 0; k < blockCount(); ++k) {
+        const int b = colourOrder[k];
+        ccpGaussSeidelBlock(q.view, q.offset.data(), q.first[k], blockKind[b], omega / blockScale[b], mu[b], limit[b],
+                            q.x.data(), u);
+    }
+    for (int i = 0; i < n; ++i) x[q.row[i]] = q.x[i];
 }
 
 CcpCheck checkCcp(const ConstraintRows& rows, const BodyVelocities& bodies, Real h) {

@@ -57,7 +57,10 @@ public:
     // g = N x + p (m/s): u = u~ + M^-1 J^T x into velocity, then each row's velocity.
     void gradient(const Real* x, Real* g, std::vector<Spatial>& velocity) const;
     // Row k's g from body velocities u that belong to impulses x (x null: zero impulses).
-    Real rowGradient(int row, const Spatial* u, const Real* x) const;
+    // (Inline: the solvers call it once per row after every sweep.)
+    Real rowGradient(int row, const Spatial* u, const Real* x) const {
+        return ccpRowGradient(view_, row, u, offset[row], x ? x[row] : Real(0));
+    }
     void projectBlock(int block, Real* x) const;                  // onto C_k
     void project(Real* x) const;
     Real merit(const Real* x, const Real* g) const;               // natural-map residual, m/s
@@ -83,6 +86,26 @@ public:
 
 private:
     void colourBlocks(const ConstraintRows& rows, const BodyVelocities& bodies);
+
+    // What the colouring depends on, per block: its first row's bodies A and B (-1 where the body
+    // is absent or static) and whether it is wide. The same list as the last call's gives the same
+    // colours, so they are kept (a resting scene's blocks repeat step after step).
+    std::vector<int> colourKey_;
+
+    // The blocks' rows copied in colour order (packBlocks), so that a sweep reads its rows one
+    // after the other instead of one block in every few dozen: the same arithmetic on the same
+    // numbers (ccpGaussSeidelBlock over a view of the copies), a sweep 3-4x shorter on the
+    // 385-box pyramid.
+    void packBlocks();
+    struct Packed {
+        RowSystemView view;
+        std::vector<int> row;                 // (rows) the row each copy comes from
+        std::vector<int> first;               // (blocks, colour order) first copied row
+        std::vector<int> bodyA, bodyB, bodyC, bodyD;
+        std::vector<Spatial> jacobianA, jacobianB, jacobianC, jacobianD;
+        std::vector<Spatial> minvJA, minvJB, minvJC, minvJD;
+        std::vector<Real> compliance, offset, x;
+    } packed_;
 
     const BodyVelocities* bodies_ = nullptr;
     RowSystemView view_;
