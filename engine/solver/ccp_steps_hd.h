@@ -85,6 +85,34 @@ CS_HD void ccpAddImpulse(const RowSystemView& s, int row, Real dx, Spatial* u) {
 CS_HD void ccpGaussSeidelBlock(const RowSystemView& s, const Real* offset, int k, int kind, Real step, Real mu,
                                Real limit, Real* x, Spatial* u) {
     const int size = ccpBlockSize(kind);
+    const int a = s.bodyA[k], b = s.bodyB[k];
+    bool onePair = !s.bodyC && a != b;   // every row on the same two distinct bodies
+    for (int r = 1; r < size; ++r) onePair = onePair && s.bodyA[k + r] == a && s.bodyB[k + r] == b;
+    if (onePair) {
+        // The same sums as below in the same order, with the two bodies' velocities held in
+        // locals: read once, written once, instead of once per row.
+        const Spatial zero{{0, 0, 0}, {0, 0, 0}};
+        const bool moveA = a >= 0 && s.invMass[a] > 0, moveB = b >= 0 && s.invMass[b] > 0;
+        Spatial ua = a >= 0 ? u[a] : zero, ub = b >= 0 ? u[b] : zero;
+        Real old[3];
+        for (int r = 0; r < size; ++r) {
+            const int i = k + r;
+            Real y = 0;
+            if (a >= 0) y += dot(s.jacobianA[i], ua);
+            if (b >= 0) y += dot(s.jacobianB[i], ub);
+            old[r] = x[i];
+            x[i] = x[i] - step * (offset[i] + s.compliance[i] * x[i] + y);
+        }
+        ccpProjectBlock(x, k, kind, mu, limit);
+        for (int r = 0; r < size; ++r) {
+            const Real dx = x[k + r] - old[r];
+            if (moveA) ua = ua + dx * s.invMassJacobianA[k + r];
+            if (moveB) ub = ub + dx * s.invMassJacobianB[k + r];
+        }
+        if (moveA) u[a] = ua;
+        if (moveB) u[b] = ub;
+        return;
+    }
     Real old[3];
     for (int r = 0; r < size; ++r) {
         old[r] = x[k + r];
