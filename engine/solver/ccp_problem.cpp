@@ -242,7 +242,7 @@ void CcpProblem::packBlocks() {
 }
 
 void CcpProblem::gaussSeidelSweep(Real omega, Real* x, Spatial* u) const {
-    Packed& q = const_cast<Packed&>(packed_);   // the sweep's copy of x, scratch
+    Packed& q = packed_;
     const int n = rowCount();
     for (int i = 0; i < n; ++i) q.x[i] = x[q.row[i]];
     for (int k = 0; k < blockCount(); ++k) {

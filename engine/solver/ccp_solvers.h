@@ -94,8 +94,8 @@ private:
 
     // The blocks' rows copied in colour order (packBlocks), so that a sweep reads its rows one
     // after the other instead of one block in every few dozen: the same arithmetic on the same
-    // numbers (ccpGaussSeidelBlock over a view of the copies), a sweep 3-4x shorter on the
-    // 385-box pyramid.
+    // numbers (ccpGaussSeidelBlock over a view of the copies), a sweep about half as long on the
+    // 385-box pyramid. Mutable: the sweep writes its copy of the impulses, x.
     void packBlocks();
     struct Packed {
         RowSystemView view;
@@ -105,7 +105,8 @@ private:
         std::vector<Spatial> jacobianA, jacobianB, jacobianC, jacobianD;
         std::vector<Spatial> minvJA, minvJB, minvJC, minvJD;
         std::vector<Real> compliance, offset, x;
-    } packed_;
+    };
+    mutable Packed packed_;
 
     const BodyVelocities* bodies_ = nullptr;
     RowSystemView view_;
