@@ -215,6 +215,18 @@ read -r _ eyez _ floor _ < <(ui layout 38 camera)
 awk -v e="$eyez" -v f="$floor" 'BEGIN { exit !(e > f) }' || fail "layout: the camera orbited below the floor (eye z $eyez, floor $floor)"
 echo "gui_smoke: layout: settings ${content}/${area} px, tooltip ($tip), step $steps at t = $time after R, eye z $eyez over floor $floor"
 
+# Sleeping bodies are greyed (scene_renderer.cpp) and the legend says so while one sleeps:
+# a box dropped 10 cm lands, rests 0.5 s and falls asleep (engine/solver/islands.h).
+cat >"$OUT/asleep.script" <<'SCRIPT'
+0 show legend on
+5 ui report
+196 ui report
+SCRIPT
+run_gui asleep box_on_plane --script "$OUT/asleep.script" --frames 198
+ui asleep 5 legend | grep -q '^asleep' && fail "asleep: the legend lists sleeping bodies before the box has landed"
+ui asleep 196 legend | grep -q '^asleep (greyed' || fail "asleep: no sleeping entry in the legend once the box sleeps"
+echo "gui_smoke: asleep: the legend names the greyed bodies once the box sleeps"
+
 # Two copies (standard, PEG) with the plots and the forces: the plots column covers neither
 # viewport nor the table; the legend has PEG's markers and the force scale.
 cat >"$OUT/compare.script" <<'SCRIPT'

@@ -226,6 +226,9 @@ void SandboxApp::drawLegend() {
         for (const LegendEntry& e : kPegLegend) entries.push_back({&e, e.text});
     if (f.constraintGroups && plus)
         for (const LegendEntry& e : kPlusLegend) entries.push_back({&e, e.text});
+    bool asleep = false;
+    for (auto& c : copies_) asleep |= c->world.sleepingBodies() > 0;
+    if (asleep) entries.push_back({&kAsleepLegend, kAsleepLegend.text});
     legendShown_.clear();
     if (entries.empty()) return;
 
