@@ -35,7 +35,8 @@ struct State {
     std::vector<Real> femActivation;   // (nfem) internal volumetric stress, Pa (the PneuNet's pressure)
     std::vector<WarmImpulse> warm;   // sorted by key: last step's contact impulses
     std::vector<Real> jointWarm;     // (joint rows) last step's joint impulses
-    std::vector<Real> femWarm;       // (FEM rows: every tet's, then 3 per attachment) last step's impulses
+    std::vector<Real> femWarm;       // last step's FEM impulses: each tet's node impulses in its polar frame
+                                     // (kFemWarmPerTet), then 3 per attachment (fem_step.h storeFemWarm)
     std::vector<WarmImpulse> femContactWarm;   // sorted by key: last step's FEM contact impulses
     // Sleeping (engine/solver/islands.h): per body, seconds spent below the sleep speeds and the
     // island it sleeps in (-1: awake); per joint, the drive target and anchors last seen (7 each).

@@ -52,6 +52,7 @@ struct World::Scratch {
     NewtonScratch newton;
     CcpScratch ccp;                       // [CCP] model's solvers
     FemContactScratch femContacts;        // the FEM contacts of the step (engine/fem/fem_contact.h)
+    std::vector<Mat3> femRotation;        // (tets) polar rotations of the step's FEM rows (warm start)
     RowCull cull;                         // contacts left out of the rows (engine/contact/row_culling.h)
     FeatureCache features;                // the narrow phase's candidates (WorldSettings::narrowReuse)
     std::vector<WarmImpulse> sleepWarm;   // sleeping islands' impulses, kept across the store
@@ -235,7 +236,7 @@ void World::substep(Real h) {
         buildFemDragRows(model_, state_, h, drag_, dragSettings, s.rows);
         buildContactRows(rowsIn, s.rows);
         femRow = s.rows.size();
-        femRowCount = buildFemRows(model_, state_, h, settings.solver.warmStart, s.rows);
+        femRowCount = buildFemRows(model_, state_, h, settings.solver.warmStart, s.rows, s.femRotation);
         buildFemContactRows(model_, settings, state_, s.aabbs, h, s.femContacts, s.rows);
         profile_.contactModel += secondsSince(t);
 
@@ -305,7 +306,7 @@ void World::substep(Real h) {
     if (sleeping) mergeSleepingWarm(s.sleepWarm, state_.warm);
     if (sleeping) updateSleep(model_, state_, s.rows, s.pairs, s.active.data(), drag_.body, h);
     state_.jointWarm.assign(s.rows.lambda.begin(), s.rows.lambda.begin() + jointRowCount);
-    state_.femWarm.assign(s.rows.lambda.begin() + femRow, s.rows.lambda.begin() + femRow + femRowCount);
+    storeFemWarm(model_, s.rows, femRow, femRowCount, s.femRotation, state_.femWarm);
     storeFemContacts(s.femContacts, s.rows, bv, contacts_, state_.femContactWarm);
     if (drag_.body >= 0) {
         for (int k = 0; k < 3; ++k) drag_.force[k] = s.rows.lambda[dragRow + k] / h;

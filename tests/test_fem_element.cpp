@@ -7,6 +7,7 @@
 #include <random>
 
 #include "engine/fem/fem_material_hd.h"
+#include "engine/fem/fem_rows_hd.h"
 
 using namespace cs;
 
@@ -362,4 +363,60 @@ TEST_CASE("fem mesh: TetGen .node/.ele files round-trip; a missing node is a one
     std::remove(ele.c_str());
     CHECK_FALSE(loadTetGenFiles(node, ele, m, &err));
     CHECK(err.rfind("cannot read tet mesh nodes", 0) == 0);
+}
+
+// fem_rows_hd.h's warm start: the impulses of last step's rows, as node impulses in the element's
+// polar frame, given to the rows of a turned element. Near rest (here an isotropic stretch, where
+// the principal frame is wholly arbitrary, and a slightly sheared one) the row directions differ
+// between the two poses, so the rows' own impulses cannot be reused; the node impulses they give,
+// turned with the element, can, and for an element that kept its shape exactly.
+TEST_CASE("fem warm start: the node impulses of the rows turn with the element, whatever its principal frame") {
+    const FemMaterial m = femMaterial(FemMaterialType::StableNeoHookean, 1e5, 0.45);
+    TetRest r;
+    REQUIRE(makeTetRest(kRest[0], kRest[1], kRest[2], kRest[3], 0, r));
+    const Real h = Real(1) / 120;
+    const Mat3 Q = toMat3(quatFromAxisAngle(normalize(Vec3{1, 2, 3}), Real(0.5)));
+    Mat3 sheared = mat3Identity();
+    sheared.m[0][1] = sheared.m[1][0] = 1e-4;
+    sheared.m[2][2] = 1.0005;
+    const Mat3 isotropic = Real(1.001) * mat3Identity();
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<double> u(-1, 1);
+    for (int pose = 0; pose < 2; ++pose) {
+        const Mat3& A = pose == 0 ? isotropic : sheared;
+        Vec3 x[4], y[4];
+        deform(A, Vec3{0.3, -0.2, 1.0}, x);
+        for (int j = 0; j < 4; ++j) y[j] = Q * x[j] + Vec3{-1, 0.5, 0.25};
+        FemTetStepRows a, b;
+        femTetStepRows(m, r, x[0], x[1], x[2], x[3], 0, 0, h, a);
+        femTetStepRows(m, r, y[0], y[1], y[2], y[3], 0, 0, h, b);
+        REQUIRE(a.count == kFemMaxRows);
+        Real lambda[kFemMaxRows], warm[kFemMaxRows], stored[kFemWarmPerTet];
+        Spatial jb[kFemMaxRows], jc[kFemMaxRows], jd[kFemMaxRows];
+        for (int k = 0; k < a.count; ++k) {
+            lambda[k] = Real(u(rng));
+            jb[k] = Spatial{a.jacobian[k][1], {0, 0, 0}};
+            jc[k] = Spatial{a.jacobian[k][2], {0, 0, 0}};
+            jd[k] = Spatial{a.jacobian[k][3], {0, 0, 0}};
+        }
+        femTetWarmStore(a.count, jb, jc, jd, lambda, a.rotation, stored);
+        femTetWarmImpulses(b, stored, warm);
+        Real scale = 0, err = 0, rowTurn = 0;
+        for (int j = 0; j < 4; ++j) {
+            Vec3 fa{0, 0, 0}, fb{0, 0, 0};
+            for (int k = 0; k < a.count; ++k) {
+                fa += lambda[k] * a.jacobian[k][j];
+                fb += warm[k] * b.jacobian[k][j];
+            }
+            scale = std::fmax(scale, length(fa));
+            err = std::fmax(err, length(fb - Q * fa));
+        }
+        // The rows' own directions do change between the poses (else reusing lambda would do).
+        for (int k = 0; k < a.count; ++k)
+            for (int j = 0; j < 4; ++j) rowTurn = std::fmax(rowTurn, length(b.jacobian[k][j] - Q * a.jacobian[k][j]));
+        INFO("node impulses " << scale << ", error " << err << ", largest change of a row's turned gradient " << rowTurn);
+        CHECK(scale > 0.1);
+        CHECK(err < 1e-9 * scale);
+        if (pose == 0) CHECK(rowTurn > 0.1);   // the isotropic pose's frame is arbitrary: its rows turned otherwise
+    }
 }

@@ -37,7 +37,8 @@ TEST_CASE("fem solvers: Jacobi, Gauss-Seidel, PCG and PCR agree with a dense sol
     startBodyVelocities(model, state, active.data(), settings.gravity, h, bodies);
     appendFemNodes(model, state, settings.gravity, h, bodies);
     ConstraintRows rows;
-    buildFemRows(model, state, h, false, rows);
+    std::vector<Mat3> rotations;
+    buildFemRows(model, state, h, false, rows, rotations);
     std::vector<Aabb> boxes;
     computeContactAabbs(model, state, narrowPhaseSettings(settings, h), boxes);
     FemContactScratch contactScratch;

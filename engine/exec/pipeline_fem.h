@@ -6,10 +6,11 @@
 //               ([NSN] eq. 54 for particles; appendFemNodes); the substep's start positions
 //   rows        after the contact rows: every tet's rows (one thread per tet, at its fixed row
 //               offset), then three per attachment (buildFemRows); warm impulses from the last
-//               substep's FEM rows
+//               substep's (femTetWarmImpulses: node impulses turned with the element)
 //   guard       a node too fast (NaN) rolls the substep back, with the rigid bodies
 //   integrate   x+ = x + h v+ ([NSN] eq. 63 with G = 1, section 9.3), or the roll back; the FEM
-//               rows' impulses kept for the next substep's warm start (State::femWarm)
+//               rows' impulses kept for the next substep's warm start (storeFemWarm's layout,
+//               State::femWarm)
 // Each stage records nothing when the model has no FEM nodes.
 #pragma once
 
@@ -59,17 +60,21 @@ void recordFemRows(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws, Rea
     const Real *tetActivation = f.tetActivation.data(), *activation = f.activation.data();
     const Real *damping = f.damping.data(), *warm = f.warm.data();
     const FemMaterial* material = f.material.data();
+    Mat3* tetRotation = f.tetRotation.data();
     ex.forEach(f.tets, nullptr, nullptr, [=] CS_LAMBDA(int t) {
         const int* v = tetNodes + 4 * t;
         const int body = tetBody[t];
         FemTetStepRows r;
         femTetStepRows(material[body], rest[t], pos[v[0]], pos[v[1]], pos[v[2]], pos[v[3]],
                        tetActivation[t] * activation[body], damping[body], h, r);
+        tetRotation[t] = r.rotation;
+        Real lambda[kFemMaxRows] = {0, 0, 0, 0, 0, 0};
+        if (warmStart && c->femWarm) femTetWarmImpulses(r, warm + kFemWarmPerTet * t, lambda);
         for (int k = 0; k < r.count; ++k) {
             const int j = tetRowStart[t] + k, i = c->rowCount + j;
             writeBilateralRow(rows, i, nb + v[0], nb + v[1], Spatial{r.jacobian[k][0], {0, 0, 0}},
-                              Spatial{r.jacobian[k][1], {0, 0, 0}}, r.bias[k], r.softness[k], Real(1e30),
-                              warmStart && c->femWarm ? warm[j] : Real(0), -1);
+                              Spatial{r.jacobian[k][1], {0, 0, 0}}, r.bias[k], r.softness[k], Real(1e30), lambda[k],
+                              -1);
             bodyC[i] = nb + v[2];
             bodyD[i] = nb + v[3];
             jacobianC[i] = Spatial{r.jacobian[k][2], {0, 0, 0}};
@@ -81,6 +86,7 @@ void recordFemRows(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws, Rea
     const Vec3* attachLocal = f.attachLocal.data();
     const Vec3* bodyPos = d.pos.data();
     const Quat* bodyRot = d.rot.data();
+    const int tetWarm = kFemWarmPerTet * f.tets;
     ex.forEach(f.attachments, nullptr, nullptr, [=] CS_LAMBDA(int a) {
         FemAttachmentRows r;
         const int node = attachNode[a], body = attachBody[a];
@@ -88,7 +94,7 @@ void recordFemRows(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws, Rea
         for (int k = 0; k < 3; ++k) {
             const int j = tetRows + 3 * a + k, i = c->rowCount + j;
             writeBilateralRow(rows, i, nb + node, body, r.jacobianNode[k], r.jacobianBody[k], r.bias[k], 0,
-                              Real(1e30), warmStart && c->femWarm ? warm[j] : Real(0), -1);
+                              Real(1e30), warmStart && c->femWarm ? warm[tetWarm + 3 * a + k] : Real(0), -1);
             if (!bodyC) continue;
             bodyC[i] = bodyD[i] = -1;
             jacobianC[i] = jacobianD[i] = zero;
@@ -127,11 +133,22 @@ void recordFemIntegrate(Exec& ex, PipelineData<Exec>& d, Real h) {
         vel[n] = v;
         pos[n] += h * v;
     });
-    const int femRows = f.rows;
+    // The warm start (fem_step.h storeFemWarm): each tet's node impulses in its polar frame, then
+    // the attachments' row impulses. The FEM contact rows follow the FEM rows.
+    const int femRows = f.rows, tetRows = f.tetRows, tetWarm = kFemWarmPerTet * f.tets;
     const Real* lambda = d.lambda.data();
+    const Spatial *jacobianB = d.jacobianB.data(), *jacobianC = f.jacobianC.data(), *jacobianD = f.jacobianD.data();
+    const int* tetRowStart = f.tetRowStart.data();
+    const Mat3* tetRotation = f.tetRotation.data();
     Real* warm = f.warm.data();
-    ex.forEach(femRows, nullptr, nullptr, [=] CS_LAMBDA(int j) {
-        if (!c->bad) warm[j] = lambda[c->rowCount - 3 * c->femContacts - femRows + j];   // FEM contact rows follow
+    ex.forEach(f.tets, nullptr, nullptr, [=] CS_LAMBDA(int t) {
+        if (c->bad) return;
+        const int i = c->rowCount - 3 * c->femContacts - femRows + tetRowStart[t];
+        femTetWarmStore(kFemMaxRows, jacobianB + i, jacobianC + i, jacobianD + i, lambda + i, tetRotation[t],
+                        warm + kFemWarmPerTet * t);
+    });
+    ex.forEach(femRows - tetRows, nullptr, nullptr, [=] CS_LAMBDA(int j) {
+        if (!c->bad) warm[tetWarm + j] = lambda[c->rowCount - 3 * c->femContacts - femRows + tetRows + j];
     });
     ex.serial(nullptr, [=] CS_LAMBDA() { c->femWarm = c->bad ? 0 : 1; });
 }

@@ -18,6 +18,7 @@
 #include "engine/collision/potential_contact.h"
 #include "engine/fem/fem_contact.h"
 #include "engine/fem/fem_material_hd.h"
+#include "engine/fem/fem_rows_hd.h"
 #include "engine/model.h"
 
 namespace cs {
@@ -30,6 +31,7 @@ struct PipelineFem {
     int nodes = 0, tets = 0, attachments = 0, femBodies = 0;
     int tetRows = 0;             // rows of all tets
     int rows = 0;                // tetRows + 3 * attachments
+    int warmSize = 0;            // kFemWarmPerTet * tets + 3 * attachments (State::femWarm's layout)
     bool wideJoints = false;     // a mimic coupling on three or four bodies (pipeline_joints_data.h)
     bool wide() const { return tets > 0 || wideJoints; }
 
@@ -47,7 +49,8 @@ struct PipelineFem {
 
     // ---- state, its copies at the step's and the substep's start ----
     Buffer<Vec3> pos, vel, startPos, startVel, goodPos;   // (nodes)
-    Buffer<Real> warm, warmAtStart;            // (rows) last substep's FEM row impulses
+    Buffer<Real> warm, warmAtStart;            // (warmSize) last substep's FEM impulses (fem_step.h storeFemWarm)
+    Buffer<Mat3> tetRotation;                  // (tets) the polar rotation the step's rows were built at
 
     // ---- rows on four bodies (row capacity) ----
     Buffer<int> bodyC, bodyD;
@@ -147,6 +150,7 @@ void uploadFemModel(Exec& ex, PipelineFem<Exec>& f, const Model& model) {
         f.tetRows += femRowCount(model.femBodies[model.femTetBody[t]].material.type);
     }
     f.rows = f.tetRows + 3 * f.attachments;
+    f.warmSize = kFemWarmPerTet * f.tets + 3 * f.attachments;
     std::vector<FemMaterial> material(f.femBodies);
     std::vector<Real> damping(f.femBodies);
     for (int b = 0; b < f.femBodies; ++b) {
@@ -174,8 +178,9 @@ void uploadFemModel(Exec& ex, PipelineFem<Exec>& f, const Model& model) {
     uploadFemVector(ex, f.attachLocal, attachLocal);
     const size_t n = f.nodes > 0 ? f.nodes : 1;
     for (auto* b : {&f.pos, &f.vel, &f.startPos, &f.startVel, &f.goodPos}) b->reserve(n);
-    f.warm.reserve(f.rows > 0 ? f.rows : 1);
-    f.warmAtStart.reserve(f.rows > 0 ? f.rows : 1);
+    f.warm.reserve(f.warmSize > 0 ? f.warmSize : 1);
+    f.warmAtStart.reserve(f.warmSize > 0 ? f.warmSize : 1);
+    f.tetRotation.reserve(f.tets > 0 ? f.tets : 1);
 
     // Boundary nodes in fem_contact.cpp's order: by FEM body, ascending within one.
     std::vector<uint8_t> onSurface(f.nodes, 0);

@@ -85,8 +85,8 @@ void PipelineWorld<Exec>::upload() {
         ex_.upload(d_.fem.pos.data(), state.femPos.data(), nodes);
         ex_.upload(d_.fem.vel.data(), state.femVel.data(), nodes);
     }
-    femWarm_ = d_.fem.rows > 0 && (int)state.femWarm.size() == d_.fem.rows ? 1 : 0;   // buildFemRows' test
-    if (femWarm_) ex_.upload(d_.fem.warm.data(), state.femWarm.data(), d_.fem.rows);
+    femWarm_ = d_.fem.rows > 0 && (int)state.femWarm.size() == d_.fem.warmSize ? 1 : 0;   // buildFemRows' test
+    if (femWarm_) ex_.upload(d_.fem.warm.data(), state.femWarm.data(), d_.fem.warmSize);
     femContactWarm_ = world_.settings.solver.warmStart && d_.fem.anyContacts() ? (int)state.femContactWarm.size() : 0;
     if (femContactWarm_ > d_.fem.contactCapacity) {
         reserveFemContacts(d_.fem, femContactWarm_);
@@ -192,7 +192,7 @@ void PipelineWorld<Exec>::step() {
     ex_.copy(d_.warmAtStart.data(), d_.warm.data(), warmCount_);
     ex_.copy(d_.fem.startPos.data(), d_.fem.pos.data(), nodes);
     ex_.copy(d_.fem.startVel.data(), d_.fem.vel.data(), nodes);
-    ex_.copy(d_.fem.warmAtStart.data(), d_.fem.warm.data(), femWarm_ ? d_.fem.rows : 0);
+    ex_.copy(d_.fem.warmAtStart.data(), d_.fem.warm.data(), femWarm_ ? d_.fem.warmSize : 0);
     ex_.copy(d_.fem.contactWarmAtStart.data(), d_.fem.contactWarm.data(), femContactWarm_);
     for (;;) {
         StepCounters start{};
@@ -237,7 +237,7 @@ void PipelineWorld<Exec>::step() {
         ex_.copy(d_.warm.data(), d_.warmAtStart.data(), warmCount_);
         ex_.copy(d_.fem.pos.data(), d_.fem.startPos.data(), nodes);
         ex_.copy(d_.fem.vel.data(), d_.fem.startVel.data(), nodes);
-        ex_.copy(d_.fem.warm.data(), d_.fem.warmAtStart.data(), femWarm_ ? d_.fem.rows : 0);
+        ex_.copy(d_.fem.warm.data(), d_.fem.warmAtStart.data(), femWarm_ ? d_.fem.warmSize : 0);
         ex_.copy(d_.fem.contactWarm.data(), d_.fem.contactWarmAtStart.data(), femContactWarm_);
     }
     const StepCounters& c = d_.hostCounters;

@@ -37,6 +37,7 @@ namespace cs {
 
 struct FemTetStepRows {
     int count;                               // rows of the material (femRowCount)
+    Mat3 rotation;                           // the polar rotation U V^T at the step's start (warm start)
     Real bias[kFemMaxRows];                  // m/s
     Real softness[kFemMaxRows];              // 1/kg
     Vec3 jacobian[kFemMaxRows][4];           // per node, linear part of the node's block
@@ -50,12 +51,90 @@ CS_HD Real femRowScale(const TetRest& r) { return cbrt(r.volume); }
 CS_HD void femTetStepRows(const FemMaterial& m, const TetRest& r, Vec3 x0, Vec3 x1, Vec3 x2, Vec3 x3,
                           Real activation, Real damping, Real h, FemTetStepRows& out) {
     FemRow rows[kFemMaxRows];
-    out.count = femElementRows(m, r, x0, x1, x2, x3, rows, activation);
+    out.count = femElementRows(m, r, x0, x1, x2, x3, rows, activation, &out.rotation);
     const Real L = femRowScale(r);
     for (int k = 0; k < out.count; ++k) {
         out.bias[k] = L * rows[k].value / (h + damping);
         out.softness[k] = L * L * rows[k].compliance / (h * (h + damping));
         for (int j = 0; j < 4; ++j) out.jacobian[k][j] = L * rows[k].grad[j];
+    }
+}
+
+// The warm start of an element's rows. The rows live in the element's principal frame (U, V of
+// F's SVD and the stretch Hessian's eigenvectors q_k, fem_material_hd.h); near rest, where the
+// principal stretches are nearly equal, that frame is arbitrary and turns from one step to the
+// next, so last step's impulse on row k belongs to another direction of strain (docs/
+// fem_convergence.md section 4: a resting ball's steps started 300-500x above where the last one
+// ended). What does not depend on that frame is the element's impulse on its nodes,
+// f_j = sum_k lambda_k J_kj (nodes 1..3; node 0's is minus their sum, the rows' gradients being
+// orthogonal to translations). It is kept in the element's polar frame, g_j = R^T f_j with
+// R = U V^T (unique for an invertible F), so that it turns with the element between steps as the
+// stress does; the next step gives its rows the impulses whose node impulses are nearest to
+// R' g_j, R' its own polar rotation (least squares over the four nodes, (J J^T) lambda = J f,
+// 6 x 6). For an element that kept its shape this reproduces the turned impulses exactly.
+constexpr int kFemWarmPerTet = 9;
+
+// g_1..g_3 (kFemWarmPerTet numbers) of `count` consecutive rows of one element after the solve:
+// jacobianB, C, D and lambda point at its first row (nodes 1, 2, 3 are the rows' bodies B, C, D);
+// rotation: the rows' FemTetStepRows::rotation.
+CS_HD void femTetWarmStore(int count, const Spatial* jacobianB, const Spatial* jacobianC, const Spatial* jacobianD,
+                           const Real* lambda, const Mat3& rotation, Real* out) {
+    Vec3 f[3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+    for (int k = 0; k < count; ++k) {
+        f[0] += lambda[k] * jacobianB[k].lin;
+        f[1] += lambda[k] * jacobianC[k].lin;
+        f[2] += lambda[k] * jacobianD[k].lin;
+    }
+    const Mat3 rt = transpose(rotation);
+    for (int j = 0; j < 3; ++j) {
+        const Vec3 g = rt * f[j];
+        out[3 * j] = g.x;
+        out[3 * j + 1] = g.y;
+        out[3 * j + 2] = g.z;
+    }
+}
+
+// The new rows' warm impulses (kFemMaxRows) from last step's g_1..g_3. A row whose pivot in the
+// Cholesky factor of J J^T falls below 1e-12 of the largest diagonal (dependent rows of a
+// degenerate element) gets no impulse.
+CS_HD void femTetWarmImpulses(const FemTetStepRows& r, const Real* stored, Real* lambda) {
+    Vec3 f[4];
+    for (int j = 0; j < 3; ++j) f[j + 1] = r.rotation * Vec3{stored[3 * j], stored[3 * j + 1], stored[3 * j + 2]};
+    f[0] = -(f[1] + f[2] + f[3]);
+    const int n = r.count;
+    Real a[kFemMaxRows][kFemMaxRows], b[kFemMaxRows];
+    Real largest = 0;
+    for (int k = 0; k < n; ++k) {
+        b[k] = 0;
+        for (int j = 0; j < 4; ++j) b[k] += dot(r.jacobian[k][j], f[j]);
+        for (int l = 0; l <= k; ++l) {
+            Real g = 0;
+            for (int j = 0; j < 4; ++j) g += dot(r.jacobian[k][j], r.jacobian[l][j]);
+            a[k][l] = g;
+        }
+        largest = a[k][k] > largest ? a[k][k] : largest;
+    }
+    bool kept[kFemMaxRows];
+    for (int k = 0; k < n; ++k) {   // A = L L^T in the lower triangle; a dropped row's column is zero
+        Real d = a[k][k];
+        for (int m = 0; m < k; ++m) d -= a[k][m] * a[k][m];
+        kept[k] = d > Real(1e-12) * largest;
+        a[k][k] = kept[k] ? sqrt(d) : Real(0);
+        for (int l = k + 1; l < n; ++l) {
+            Real e = a[l][k];
+            for (int m = 0; m < k; ++m) e -= a[l][m] * a[k][m];
+            a[l][k] = kept[k] ? e / a[k][k] : Real(0);
+        }
+    }
+    for (int k = 0; k < n; ++k) {   // L y = b
+        Real y = b[k];
+        for (int m = 0; m < k; ++m) y -= a[k][m] * lambda[m];
+        lambda[k] = kept[k] ? y / a[k][k] : Real(0);
+    }
+    for (int k = n - 1; k >= 0; --k) {   // L^T x = y
+        Real x = lambda[k];
+        for (int m = k + 1; m < n; ++m) x -= a[m][k] * lambda[m];
+        lambda[k] = kept[k] ? x / a[k][k] : Real(0);
     }
 }
 

@@ -24,9 +24,13 @@ void appendFemNodes(const Model& model, const State& state, Vec3 gravity, Real h
     }
 }
 
-int buildFemRows(const Model& model, const State& state, Real h, bool warm, ConstraintRows& rows) {
+int buildFemRows(const Model& model, const State& state, Real h, bool warm, ConstraintRows& rows,
+                 std::vector<Mat3>& tetRotation) {
     const int first = rows.size();
     const int nb = model.bodyCount();
+    const int tetWarm = kFemWarmPerTet * model.femTetCount();
+    warm = warm && (int)state.femWarm.size() == tetWarm + 3 * (int)model.femAttachments.size();
+    tetRotation.resize(model.femTetCount());
     for (int t = 0; t < model.femTetCount(); ++t) {
         const auto& tet = model.femTets[t];
         const FemBodyInfo& body = model.femBodies[model.femTetBody[t]];
@@ -36,11 +40,15 @@ int buildFemRows(const Model& model, const State& state, Real h, bool warm, Cons
                        state.femPos[tet[2]], state.femPos[tet[3]], activation, body.damping, h, r);
         int bodies[4];
         for (int j = 0; j < 4; ++j) bodies[j] = femNodeBodyIndex(nb, tet[j]);
+        tetRotation[t] = r.rotation;
+        Real lambda[kFemMaxRows] = {0, 0, 0, 0, 0, 0};
+        if (warm) femTetWarmImpulses(r, state.femWarm.data() + kFemWarmPerTet * t, lambda);
         for (int k = 0; k < r.count; ++k) {
             const int i = rows.add(RowKind::Bilateral, bodies[0], bodies[1], Spatial{r.jacobian[k][0], {0, 0, 0}},
                                    Spatial{r.jacobian[k][1], {0, 0, 0}}, r.bias[k], r.softness[k], -1);
             rows.setExtraBodies(i, bodies[2], bodies[3], Spatial{r.jacobian[k][2], {0, 0, 0}},
                                 Spatial{r.jacobian[k][3], {0, 0, 0}});
+            rows.lambda[i] = lambda[k];
         }
     }
     for (const FemAttachment& a : model.femAttachments) {
@@ -50,10 +58,23 @@ int buildFemRows(const Model& model, const State& state, Real h, bool warm, Cons
             rows.add(RowKind::Bilateral, femNodeBodyIndex(nb, a.node), a.body, r.jacobianNode[k], r.jacobianBody[k],
                      r.bias[k], 0, -1);
     }
-    const int count = rows.size() - first;
-    if (warm && (int)state.femWarm.size() == count)
-        for (int i = 0; i < count; ++i) rows.lambda[first + i] = state.femWarm[i];
-    return count;
+    if (warm)   // the attachments' rows keep their impulses (their directions are the world axes)
+        for (int i = first + kFemMaxRows * model.femTetCount(), j = tetWarm; i < rows.size(); ++i, ++j)
+            rows.lambda[i] = state.femWarm[j];
+    return rows.size() - first;
+}
+
+void storeFemWarm(const Model& model, const ConstraintRows& rows, int first, int count,
+                  const std::vector<Mat3>& tetRotation, std::vector<Real>& warm) {
+    const int tets = model.femTetCount();
+    warm.resize(kFemWarmPerTet * tets + (count - kFemMaxRows * tets));
+    for (int t = 0; t < tets; ++t) {
+        const int i = first + kFemMaxRows * t;
+        femTetWarmStore(kFemMaxRows, &rows.jacobianB[i], &rows.jacobianC[i], &rows.jacobianD[i], &rows.lambda[i],
+                        tetRotation[t], warm.data() + kFemWarmPerTet * t);
+    }
+    for (int i = first + kFemMaxRows * tets, j = kFemWarmPerTet * tets; i < first + count; ++i, ++j)
+        warm[j] = rows.lambda[i];
 }
 
 Real fastestFemNode(const std::vector<Vec3>& vel) {

@@ -19,9 +19,18 @@ CS_HD int femNodeBodyIndex(int bodyCount, int node) { return bodyCount + node; }
 // u~ = {v + h g, 0} ([NSN] eq. 54 for particles), velocity sized.
 void appendFemNodes(const Model& model, const State& state, Vec3 gravity, Real h, BodyVelocities& bodies);
 
-// Rows of every tet (fem_rows_hd.h), then three per attachment; warm impulses from
-// state.femWarm when `warm` and its size matches. Returns the number of rows appended.
-int buildFemRows(const Model& model, const State& state, Real h, bool warm, ConstraintRows& rows);
+// Rows of every tet (fem_rows_hd.h; kFemMaxRows each), then three per attachment; warm impulses
+// from state.femWarm when `warm` and its size matches (each tet's by femTetWarmImpulses, the
+// attachments' as they were). tetRotation receives each tet's polar rotation for storeFemWarm.
+// Returns the number of rows appended.
+int buildFemRows(const Model& model, const State& state, Real h, bool warm, ConstraintRows& rows,
+                 std::vector<Mat3>& tetRotation);
+
+// After the solve: state.femWarm from the `count` FEM rows at `first` (buildFemRows' return),
+// each tet's node impulses in its polar frame (femTetWarmStore, kFemWarmPerTet numbers), then the
+// attachments' row impulses.
+void storeFemWarm(const Model& model, const ConstraintRows& rows, int first, int count,
+                  const std::vector<Mat3>& tetRotation, std::vector<Real>& warm);
 
 // The fastest FEM node of a velocity list (m/s).
 Real fastestFemNode(const std::vector<Vec3>& vel);
