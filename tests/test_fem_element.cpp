@@ -266,6 +266,9 @@ TEST_CASE("fem: stable neo-Hookean agrees with the linear material at small stra
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <string>
+
+#include <unistd.h>
 
 #include "engine/fem/tet_mesh.h"
 
@@ -337,7 +340,8 @@ TEST_CASE("fem mesh: TetGen fills a sphere's surface exactly, and bad meshes get
 TEST_CASE("fem mesh: TetGen .node/.ele files round-trip; a missing node is a one-line error") {
     const TetMesh box = makeBoxTetMesh({0.5, 0.5, 0.5}, 2);
     const auto dir = std::filesystem::temp_directory_path();
-    const std::string node = (dir / "cs_test_fem.node").string(), ele = (dir / "cs_test_fem.ele").string();
+    const std::string node = (dir / ("cs_test_fem_" + std::to_string(getpid()) + ".node")).string(),
+                      ele = (dir / ("cs_test_fem_" + std::to_string(getpid()) + ".ele")).string();
     {
         std::ofstream n(node), e(ele);
         n << "# a 2x2x2 box\n" << box.nodes.size() << " 3 0 0\n";

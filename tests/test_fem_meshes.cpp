@@ -7,6 +7,9 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <string>
+
+#include <unistd.h>
 
 #include "engine/fem/tet_mesh.h"
 #include "engine/geometry/obj_reader.h"
@@ -139,7 +142,7 @@ TEST_CASE("fem surfaces: holes, non-manifold edges and mixed winding are refused
 
 TEST_CASE("fem surfaces: an OBJ cube is read with its faces and tetrahedralized") {
     const auto dir = std::filesystem::temp_directory_path();
-    const std::string path = (dir / "cs_test_fem_cube.obj").string();
+    const std::string path = (dir / ("cs_test_fem_cube_" + std::to_string(getpid()) + ".obj")).string();
     {
         std::ofstream f(path);
         f << "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nv 1 0 1\nv 1 1 1\nv 0 1 1\n"

@@ -7,6 +7,10 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include <unistd.h>
 
 #include "engine/grasp/grasp_player.h"
 #include "engine/model_builder.h"
@@ -189,7 +193,8 @@ TEST_CASE("grasp: script files and the grasp block reject bad input with one lin
     std::string err;
     CHECK(!loadGraspScript("/nonexistent/script.json", spec, &err));
     CHECK(err.find('\n') == std::string::npos);
-    const std::string path = "/tmp/cs_test_grasp_script.json";
+    const std::string path =
+        (std::filesystem::temp_directory_path() / ("cs_test_grasp_script_" + std::to_string(getpid()) + ".json")).string();
     std::FILE* f = std::fopen(path.c_str(), "w");
     REQUIRE(f);
     std::fputs(R"({"script": [{"t": 1, "wrist": [0, 0, 1]}, {"t": 0.5, "wrist": [0, 0, 1]}]})", f);

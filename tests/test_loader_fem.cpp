@@ -7,6 +7,8 @@
 #include <fstream>
 #include <string>
 
+#include <unistd.h>
+
 #include "engine/scene/scene_loader.h"
 
 using namespace cs;
@@ -95,7 +97,7 @@ TEST_CASE("fem scenes: beam, capsule, sphere, TetGen files and a closed OBJ surf
     for (const Vec3& p : model.femRestPos) top = std::max(top, p.z);
     CHECK(top == doctest::Approx(1.2));   // radius 0.1 scaled by 2 at z = 1
 
-    const auto dir = std::filesystem::temp_directory_path() / "cs_test_loader_fem";
+    const auto dir = std::filesystem::temp_directory_path() / ("cs_test_loader_fem_" + std::to_string(getpid()));
     std::filesystem::create_directories(dir);
     {
         std::ofstream n(dir / "tet.node"), e(dir / "tet.ele"), o(dir / "cube.obj"), open(dir / "open.obj");
