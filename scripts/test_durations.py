@@ -55,16 +55,29 @@ def read_console(path):
     return rows
 
 
+def row(case, file, tier, seconds, other):
+    fmt = lambda x: "{:.1f}".format(x) if x is not None else "-"
+    return "| {} | {} | {} | {} | {} |".format(case.replace("|", "/"), file, tier, fmt(seconds), fmt(other))
+
+
 def table(rows, before):
-    lines = ["| case | file | tier | s | before, s |", "|---|---|---|---:|---:|"]
+    lines = ["Now, the slowest {} (before: the same case's seconds in the earlier run, - when it had another name):".format(TOP),
+             "", "| case | file | tier | s | before, s |", "|---|---|---|---:|---:|"]
     for r in sorted(rows, key=lambda r: -r["seconds"])[:TOP]:
         b = before.get(r["case"])
-        lines.append("| {} | {} | {} | {:.1f} | {} |".format(r["case"].replace("|", "/"), r["file"], r["tier"],
-                                                          r["seconds"], "{:.1f}".format(b) if b is not None else "new"))
+        lines.append(row(r["case"], r["file"], r["tier"], r["seconds"], b["seconds"] if b else None))
+    if before:
+        now = {r["case"]: r for r in rows}
+        lines += ["", "Before, the slowest {} (now: - when the case was split or renamed):".format(TOP), "",
+                  "| case | file | tier now | before, s | now, s |", "|---|---|---|---:|---:|"]
+        for b in sorted(before.values(), key=lambda r: -r["seconds"])[:TOP]:
+            n = now.get(b["case"])
+            lines.append(row(b["case"], b["file"], n["tier"] if n else "-", b["seconds"], n["seconds"] if n else None))
     for tier in ("fast", "validate"):
         t = [r["seconds"] for r in rows if r["tier"] == tier]
-        lines.append("")
-        lines.append("{}: {} cases, {:.0f} s in one process".format(tier, len(t), sum(t)))
+        lines += ["", "{}: {} cases, {:.0f} s in one process".format(tier, len(t), sum(t))]
+    if before:
+        lines += ["", "before: {} cases, {:.0f} s in one process".format(len(before), sum(b["seconds"] for b in before.values()))]
     return "\n".join(lines)
 
 
@@ -86,7 +99,8 @@ def main():
             w.writerows(rows)
     before = {}
     if a.before:
-        before = {r["case"]: float(r["seconds"]) for r in csv.DictReader(open(a.before))}
+        for r in csv.DictReader(open(a.before)):
+            before[r["case"]] = dict(r, seconds=float(r["seconds"]))
     text = table(rows, before)
     print(text)
     if a.doc:

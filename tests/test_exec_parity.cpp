@@ -10,9 +10,13 @@
 // colouring): a different sweep order, checked against a bound instead. Row culling (on by
 // default, CPU only: the pipeline solves every row) is set off in both worlds. The capacities start at
 // 2 pairs, 2 contacts and 1 contact per pair, so every scene grows its buffers and re-runs steps.
+// The library sweep is split by cost: the rigid scenes take about 1 s in all (make test); the
+// scenes with FEM bodies, whose nodes are compared too, take minutes (make validate).
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <string>
+#include <vector>
 
 #include "tests/cube_over_floor.h"
 #include "tests/parity_helpers.h"
@@ -22,7 +26,7 @@ using namespace cs::test;
 
 namespace {
 
-struct Parity {
+struct Parity : FemDifferences {
     Real worstPosition = 0;    // m, largest |x_cpu - x_pipeline| over all bodies and steps
     int countMismatches = 0;   // steps (of the first countSteps) with different contact counts
     int firstMismatch = -1;
@@ -33,6 +37,7 @@ struct Parity {
 // Steps both worlds `steps` times; contact counts compared over the first countSteps.
 Parity compare(World& cpu, World& host, int steps, int countSteps) {
     PipelineWorld<HostExecutor> pipeline(host, smallBuffers());
+    const std::vector<Vec3> start = cpu.state().femPos;
     Parity p;
     for (int i = 0; i < steps; ++i) {
         cpu.step();
@@ -43,45 +48,62 @@ Parity compare(World& cpu, World& host, int steps, int countSteps) {
             ++p.countMismatches;
         }
         p.worstPosition = std::max(p.worstPosition, bodyPositionDifference(cpu, host));
+        p.add(cpu, host, start);
     }
     p.growth = pipeline.bufferStats().growthEvents;
     return p;
 }
 
-// Every library scene the pipeline covers, bit for bit, with PCG and PCR's preconditioner p.
-void compareEveryScene(Preconditioner p) {
+// Every library scene the pipeline covers, with or without FEM bodies, bit for bit (rigid bodies,
+// and FEM nodes' positions and velocities), with PCG and PCR's given preconditioner.
+void compareEveryScene(Preconditioner preconditioner, bool withFem) {
     constexpr int kSteps = 60, kCountSteps = 20;
     int compared = 0;
     for (const std::string& name : listScenes()) {
         CAPTURE(name);
         World cpu = comparableWorld(name);
         World host = comparableWorld(name);
-        cpu.settings.solver.preconditioner = host.settings.solver.preconditioner = p;
+        if ((cpu.model().femNodeCount() > 0) != withFem) continue;
+        cpu.settings.solver.preconditioner = host.settings.solver.preconditioner = preconditioner;
         std::string why;
         if (!pipelineSupports(host, &why)) {
             MESSAGE(name << ": not on the device pipeline (" << why << ")");
             continue;
         }
+        const auto start = std::chrono::steady_clock::now();
         const Parity p = compare(cpu, host, kSteps, kCountSteps);
-        MESSAGE(name << ": largest position difference " << p.worstPosition << " m over " << kSteps
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        MESSAGE(name << " (" << seconds << " s): largest position difference " << p.worstPosition << " m, FEM node "
+                     << p.worstNode << " m and " << p.worstVelocity << " m/s over " << kSteps
                      << " steps; contact-count mismatches in the first " << kCountSteps << " steps: "
                      << p.countMismatches << "; buffer growth re-runs: " << p.growth);
         CHECK(p.countMismatches == 0);
         CHECK(p.worstPosition == 0);
+        CHECK(p.worstNode == 0);
+        CHECK(p.worstVelocity == 0);
+        if (withFem) CHECK(p.travel > Real(1e-3));   // the nodes moved: there was something to compare
         if (p.maxContacts > 2) CHECK(p.growth > 0);   // a jointed chain may touch nothing
         ++compared;
     }
-    CHECK(compared >= 10);
+    CHECK(compared >= (withFem ? 8 : 15));
 }
 
 }  // namespace
 
-TEST_CASE("exec parity: the device pipeline on the host executor equals the CPU backend on every library scene") {
-    compareEveryScene(Preconditioner::Diagonal);
+TEST_CASE("exec parity: the device pipeline on the host executor equals the CPU backend on every rigid library scene") {
+    compareEveryScene(Preconditioner::Diagonal, false);
 }
 
 TEST_CASE("exec parity: the same with the block preconditioner (block_preconditioner_hd.h)") {
-    compareEveryScene(Preconditioner::Block);
+    compareEveryScene(Preconditioner::Block, false);
+}
+
+TEST_CASE("exec parity: every library scene with FEM bodies, nodes too" * doctest::test_suite("validate")) {
+    compareEveryScene(Preconditioner::Diagonal, true);
+}
+
+TEST_CASE("exec parity: every library scene with FEM bodies, with the block preconditioner" * doctest::test_suite("validate")) {
+    compareEveryScene(Preconditioner::Block, true);
 }
 
 TEST_CASE("exec parity: every linear solver and NCP function, substeps, on the pyramid and the card house") {

@@ -123,7 +123,7 @@ TEST_CASE("fem self contact: no spurious contact of a body with itself at rest")
 
 // The drooping upper jaw lands on the lower jaw with self contact on and falls through it with
 // it off. Tolerance: 2 mm (a tenth of the slot); the lower jaw is 3 cm thick.
-TEST_CASE("fem self contact: a drooping jaw lands on its own lower jaw instead of passing through") {
+TEST_CASE("fem self contact: a drooping jaw lands on its own lower jaw instead of passing through" * doctest::test_suite("validate")) {
     const int steps = 120;   // 1 s
     const FoldRun on = runFold(true, steps), off = runFold(false, steps);
     MESSAGE("self contact on:  deepest signed distance " << on.deepest << " m, lowest upper-jaw node z " << on.tipZ

@@ -47,7 +47,7 @@ Run playTomato(Real force, Real seconds) {
 
 }  // namespace
 
-TEST_CASE("grasp fem: the gripper lifts the FEM tomato, holds it and places it on the scale") {
+TEST_CASE("grasp fem: the gripper lifts the FEM tomato, holds it and places it on the scale" * doctest::test_suite("validate")) {
     const Run r = playTomato(-1, -1);   // the scene's grip, 2 N
     const Real minimum = r.mass * Real(9.81) / (2 * Real(0.75));
     MESSAGE("minimum grip m g / (2 mu) = " << minimum << " N");
@@ -59,7 +59,7 @@ TEST_CASE("grasp fem: the gripper lifts the FEM tomato, holds it and places it o
     CHECK(m.scaleKg == doctest::Approx(double(r.mass)).epsilon(0.01));
 }
 
-TEST_CASE("grasp fem: the FEM tomato is held at 1.2x the minimum grip and not lifted at 0.8x") {
+TEST_CASE("grasp fem: the FEM tomato is held at 1.2x the minimum grip and not lifted at 0.8x" * doctest::test_suite("validate")) {
     Model model;
     WorldSettings settings;
     SceneInfo info;
