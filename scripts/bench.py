@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """make bench: the scene library under each linear solver, the FEM rows of issue 18 (bench_fem.py),
-the pour3d step-size sweep, the GPU rows, the peer scenes of issue 20 (bench_peer.py) and the app's
-frame time while the 20,000-box pile steps (bench_gui_frames.sh).
+the pour3d step-size sweep, the GPU rows, the peer scenes of issue 20 (bench_peer.py), every library
+scene against real time on one core (bench_realtime.py) and the app's frame time while the
+20,000-box pile steps (bench_gui_frames.sh).
 
 Runs `sandbox run SCENE --solver S --json` for every library scene and solver, prints a table and
 writes CSV under bench/results/<machine>/ (one folder per machine, as Box2D keeps its benchmark
@@ -168,7 +169,14 @@ def main():
     out = subprocess.run(peer, capture_output=True, text=True, timeout=7200)
     print(out.stdout.strip() or out.stderr.strip())
 
-    # ---- 5. the app's frame time while the 20,000-box pile steps (scripts/bench_gui_frames.sh) --
+    # ---- 5. real time on one core: every library scene's first 2 s (scripts/bench_realtime.py) --
+    realtime = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench_realtime.py"), build]
+    if quick:
+        realtime += ["--seconds", "0.5"]
+    out = subprocess.run(realtime, capture_output=True, text=True, timeout=3600)
+    print("\n## Real time on one core\n\n" + (out.stdout.strip() or out.stderr.strip()))
+
+    # ---- 6. the app's frame time while the 20,000-box pile steps (scripts/bench_gui_frames.sh) --
     frames = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench_gui_frames.sh"),
               os.path.join(build, "sandbox"), "120" if quick else "300"]
     out = subprocess.run(frames, capture_output=True, text=True, timeout=1800)
