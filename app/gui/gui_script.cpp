@@ -198,7 +198,7 @@ void GuiScript::run(int frame, SandboxApp& app) {
         } else if (c.verb == "grasp") {
             app.graspScriptCommand(c.args, frame);
         } else if (c.verb == "fem") {
-            // fem field volumetric|vonmises|stretch, fem range auto|LO HI
+            // fem field volumetric|vonmises|stretch, fem range auto|LO HI, fem pressure PA [BODY]
             const std::string what = c.args.empty() ? "" : c.args[0], arg = c.args.size() > 1 ? c.args[1] : "";
             if (what == "field" && arg == "volumetric") app.view.fem.field = FemField::VolumetricStrain;
             else if (what == "field" && arg == "vonmises") app.view.fem.field = FemField::VonMises;
@@ -208,6 +208,12 @@ void GuiScript::run(int frame, SandboxApp& app) {
                 app.view.fem.autoRange = false;
                 app.view.fem.lo = float(num(1, 0));
                 app.view.fem.hi = float(num(2, 0));
+            } else if (what == "pressure") {   // as the Deformables panel's slider
+                SessionEvent e;
+                e.type = SessionEventType::Pressure;
+                e.pressure = Real(num(1, 0));
+                e.body = int(num(2, 0));
+                app.applyEvent(e, true);
             }
         } else if (c.verb == "quit") {
             app.quitRequested = true;

@@ -31,6 +31,8 @@
 //   grasp report          print "grasp-report frame=F copy=I ... rise=R grip=... sliding=..." per copy
 //   fem field volumetric|vonmises|stretch   the deformable bodies' strain colour field
 //   fem range auto|LO HI  its colour range
+//   fem pressure PA [BODY]   the chambers' pressure of deformable body BODY (default 0), as the
+//                         Deformables panel's slider sets it
 //   quit
 #pragma once
 

@@ -71,12 +71,17 @@ void SandboxApp::drawFemSection() {
     if (selectedFem < int(act.size()) && chambers) {
         float pressure = float(act[selectedFem]);
         const float most = float(body.youngs);   // a pressure of Y strains a chamber by about 100 %
-        if (ImGui::SliderFloat("pressure (Pa)", &pressure, 0.f, most, "%.3g", ImGuiSliderFlags_Logarithmic))
-            for (auto& c : copies_)
-                if (selectedFem < int(c->world.state().femActivation.size()))
-                    c->world.state().femActivation[selectedFem] = Real(pressure);
+        // An event like a drag's: while the physics thread steps, the value is applied again to the
+        // worlds it hands back (physics_thread.cpp), so a value set while running holds.
+        if (ImGui::SliderFloat("pressure (Pa)", &pressure, 0.f, most, "%.3g", ImGuiSliderFlags_Logarithmic)) {
+            SessionEvent e;
+            e.type = SessionEventType::Pressure;
+            e.body = selectedFem;
+            e.pressure = Real(pressure);
+            applyEvent(e, true);
+        }
         helpMarker("The activation stress in the body's chamber tets (State::femActivation): an internal "
-                   "volumetric stress that inflates them. Not recorded in sessions.");
+                   "volumetric stress that inflates them. Recorded in sessions; R sets it back to 0.");
     } else {
         ImGui::TextDisabled("%s has no chambers (activation weights)", body.name.c_str());
     }

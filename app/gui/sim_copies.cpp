@@ -288,12 +288,19 @@ void SandboxApp::applyEvent(const SessionEvent& event, bool log) {
     }
     case SessionEventType::Reset: resetCopies(); break;
     case SessionEventType::Grasp: return;   // a record of what was detected, not an input
+    case SessionEventType::Pressure:
+        for (auto& c : copies_) {
+            std::vector<Real>& activation = c->world.state().femActivation;
+            if (e.body >= 0 && e.body < int(activation.size())) activation[e.body] = e.pressure;
+        }
+        break;
     }
     if (!log) return;
     e.step = tick_;
-    // Drag targets move every frame: keep one drag event per step.
-    if (e.type == SessionEventType::Drag && !session_.events.empty() && session_.events.back().step == tick_ &&
-        session_.events.back().type == SessionEventType::Drag)
+    // Drag targets and a held pressure slider change every frame: keep one such event per step.
+    const SessionEvent* last = session_.events.empty() ? nullptr : &session_.events.back();
+    if (last && last->step == tick_ && last->type == e.type &&
+        (e.type == SessionEventType::Drag || (e.type == SessionEventType::Pressure && last->body == e.body)))
         session_.events.back() = e;
     else
         session_.events.push_back(e);

@@ -3,7 +3,8 @@
 // One line per item, "ui-report frame=F KEY VALUE...", read by scripts/gui_test.sh: the window's
 // size, the rectangles of the windows drawn last frame, whether the settings panel's content
 // fits its area, the last tooltip's rectangle, the legend's entries, the step counter, the
-// camera's eye height over the floor, where captures go, the recording and the status line.
+// camera's eye height over the floor, where captures go, the recording and the status line;
+// the deformable bodies' pressures.
 #include <cstdio>
 
 #include "app/gui/panel_style.h"
@@ -33,6 +34,11 @@ void SandboxApp::printUiReport(int frame) const {
                     double(copies_[0]->world.state().time));
     std::printf("ui-report frame=%d camera eye-z %.4f floor %.4f pitch %.2f\n", frame, double(camera.eye().z),
                 double(camera.floorZ), double(glm::degrees(camera.pitch)));
+    if (!copies_.empty()) {
+        const std::vector<Real>& act = copies_[0]->world.state().femActivation;
+        for (size_t f = 0; f < act.size(); ++f)
+            std::printf("ui-report frame=%d fem-pressure %zu %.6g\n", frame, f, double(act[f]));
+    }
     std::printf("ui-report frame=%d overlay force-scale %.6g normal-length %.4g weight %.6g\n", frame,
                 double(view.draw.forceScale), double(view.draw.normalLength), double(overlayScale_.typicalWeight));
     std::printf("ui-report frame=%d capture-dir %s\n", frame, captureDir_.c_str());
