@@ -45,6 +45,7 @@ bool contactModelCombo(const char* label, ContactModelType& model) {
 void SandboxApp::drawPanels() {
     helpMarkers() = HelpMarkers{};
     uiRects_.clear();
+    noteFemContactModel();
     if (view.settingsPanel) drawSettingsPanel();
     if (selectedBody >= 0 && view.settingsPanel) drawSelectionPanel();
     if (copyCount() > 1) drawComparisonTable();
@@ -54,6 +55,16 @@ void SandboxApp::drawPanels() {
     if (view.legend) drawFemLegend();
     if (view.impact) drawImpactWindow();
     if (grasp_.active() && view.grasp) drawGraspWindow();
+}
+
+// PEG and PLUS leave a deformable body's contacts to the standard model: the status line says so
+// when a copy starts running one of them on such a scene (the world also prints it to stderr).
+void SandboxApp::noteFemContactModel() {
+    std::string note;
+    for (auto& c : copies_)
+        if (note.empty()) note = femContactModelNote(c->world.model(), c->world.settings.solver.contactModel);
+    if (!note.empty() && note != femNoteShown_) status = note;
+    femNoteShown_ = note;
 }
 
 // The left panel: the settings scroll (they fit at 1280x720 with the rarely used ones folded),
@@ -134,6 +145,11 @@ void SandboxApp::drawSettingsContent() {
             ImGui::PushID(i);
             SolverSettings& s = copies_[i]->world.settings.solver;
             contactModelCombo("contact model", s.contactModel);
+            const std::string femNote = femContactModelNote(copies_[i]->world.model(), s.contactModel);
+            if (!femNote.empty()) {   // the tooltip: femContactModelNote's whole sentence
+                ImGui::TextColored(ImVec4(1.f, 0.75f, 0.3f, 1.f), "deformable bodies: standard model");
+                if (ImGui::IsItemHovered()) wrappedTooltip(femNote.c_str());
+            }
             if (s.contactModel == ContactModelType::CCP) {   // [CCP] solvers (engine/solver/ccp_solvers.h)
                 int ccp = int(s.ccp.solver);
                 ImGui::Combo("CCP solver", &ccp, "projected Jacobi\0projected Gauss-Seidel\0APGD\0Newton (linear solver below)\0");

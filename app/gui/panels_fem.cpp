@@ -26,6 +26,17 @@ void SandboxApp::applyFemDeform() {
     }
 }
 
+void SandboxApp::femViewDefaults() {
+    // A scene with deformable bodies is there to show how they deform: the strain colours start
+    // on, and the bodies' node contacts start hidden. Those are one per touching boundary node,
+    // hundreds under a resting ball, each a point and a normal that hid the body's underside and
+    // told no more than the strain colours under them; rigid contacts (a gripper's pads on a rigid
+    // object, a box on the floor) are still drawn. The Deformables section turns them back on.
+    const bool fem = !sceneModel_.femBodies.empty();
+    view.fem.colorByField = fem;
+    view.draw.femContacts = !fem;
+}
+
 void SandboxApp::drawFemSection() {
     if (copies_.empty()) return;
     const Model& model = copies_[0]->world.model();
@@ -41,13 +52,17 @@ void SandboxApp::drawFemSection() {
     ImGui::SameLine();
     ImGui::Checkbox("anchors", &view.draw.femAnchors);
     if (ImGui::IsItemHovered()) wrappedTooltip("pinned nodes (red) and nodes attached to a rigid body (cyan, with a line to it)");
+    ImGui::Checkbox("node contacts", &view.draw.femContacts);
+    if (ImGui::IsItemHovered())
+        wrappedTooltip("the contact layers (points, normals, cones, forces) for the deformable bodies' node contacts too: "
+                       "one per touching boundary node, hundreds under a resting ball (off by default)");
     const char* fields[kFemFieldCount] = {"volumetric strain J - 1", "von Mises stress", "max principal stretch"};
     int field = int(s.field);
     if (ImGui::Combo("field", &field, fields, kFemFieldCount)) s.field = FemField(field);
     ImGui::Checkbox("auto range", &s.autoRange);
     if (ImGui::IsItemHovered())
-        wrappedTooltip("auto: the range of the values in view, symmetric about the rest value for the strains; "
-                       "off: the fixed range below");
+        wrappedTooltip("auto: the 2nd to 98th percentiles of the tets' values, symmetric about the rest value for the "
+                       "strains (the few hottest tets take the end colour); off: the fixed range below");
     if (!s.autoRange) {
         float range[2] = {s.lo, s.hi};
         const float speed = s.field == FemField::VonMises ? 100.f : 0.005f;
@@ -119,8 +134,8 @@ void SandboxApp::drawFemLegend() {
     ImGui::TextUnformatted(mid);
     ImGui::SameLine(x0 + w - ImGui::CalcTextSize(hi).x);
     ImGui::TextUnformatted(hi);
-    ImGui::Text("%s; in view %.3g .. %.3g", view.fem.autoRange ? "auto range" : "fixed range", double(r.seenMin),
-                double(r.seenMax));
+    if (view.fem.autoRange) ImGui::Text("auto: 2nd-98th percentile; all %.3g .. %.3g", double(r.seenMin), double(r.seenMax));
+    else ImGui::Text("fixed range; in view %.3g .. %.3g", double(r.seenMin), double(r.seenMax));
     if (r.inverted > 0) ImGui::TextColored(ImVec4(1.f, 0.3f, 1.f, 1.f), "%d inverted tets (det F <= 0) in magenta", r.inverted);
     const ImVec2 wp = ImGui::GetWindowPos(), sz = ImGui::GetWindowSize();
     uiRects_["fem-legend"] = UiRect{wp.x, wp.y, sz.x, sz.y};

@@ -205,6 +205,8 @@ void SandboxApp::drawLegend() {
     for (size_t i = 0; i < sizeof kLegend / sizeof kLegend[0]; ++i) {
         if (!shown[i]) continue;
         std::string text = kLegend[i].text;
+        if (i == 0 && !f.femContacts && !copies_.empty() && !copies_[0]->world.model().femBodies.empty())
+            text += " (rigid; node contacts off)";   // femViewDefaults (panels_fem.cpp)
         if (&kLegend[i] == &kLegend[5]) {
             // The force scale: the length of one mean body weight (view_scale.h).
             char scale[96];

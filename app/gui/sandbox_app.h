@@ -188,6 +188,8 @@ public:
 private:
     void updateDragTarget();
     void clampSettings(WorldSettings& s) const;
+    void noteFemContactModel();        // the status line: PEG/PLUS with deformable bodies
+    std::string femNoteShown_;         // the note last put in the status line
     void drawSettingsPanel();
     void drawSettingsContent();
     void drawShowSection();
@@ -200,6 +202,7 @@ private:
     void drawHelpWindow();
     void drawLegend();
     // ---- deformable bodies (panels_fem.cpp) ----
+    void femViewDefaults();            // strain colours on, node contacts off in scenes with FEM bodies
     void drawFemSection();
     void drawFemLegend();
     void applyFemDeform();             // --fem-deform: every copy's FEM nodes set by hand

@@ -61,6 +61,7 @@ bool SandboxApp::loadScene(const std::string& nameOrPath, std::string* error) {
     WorldSettings settings;
     SceneInfo info;
     if (!cs::loadScene(nameOrPath, model, settings, info, error)) return false;
+    const bool reload = nameOrPath == sceneName_;   // the file changed on disk: the view stays
     settings.sleeping = true;   // the app lets islands at rest sleep (the runner and the tests do not)
     sceneModel_ = std::move(model);
     sceneSettings_ = settings;
@@ -87,6 +88,7 @@ bool SandboxApp::loadScene(const std::string& nameOrPath, std::string* error) {
     view.draw.forceScale = overlayScale_.forceScale;
     view.draw.normalLength = overlayScale_.normalLength;
     graspLoad();
+    if (!reload) femViewDefaults();
     return true;
 }
 
