@@ -16,6 +16,7 @@
 #include <imgui_impl_opengl3.h>
 
 #include "app/gui/sandbox_app.h"
+#include "engine/grasp/grasp_player.h"
 
 namespace cs {
 
@@ -189,12 +190,14 @@ void SandboxApp::advance(double wallDt) {
     }
     if (steps > 0) measureRealTime(double(tick_ - ticksBefore) * dt, wallDt);
     impact.play(wallDt);
-    int follow = camera.followBody;
-    if (follow >= 0 && follow < copies_[0]->world.model().bodyCount()) {
-        Vec3 p = copies_[0]->world.state().pos[follow];
-        glm::vec3 target(float(p.x), float(p.y), float(p.z));
-        camera.target += (target - camera.target) * 0.2f;
-    }
+    // Follow: the target eases to the body's centre of mass, or a deformable body's node centroid.
+    const World& w = copies_[0]->world;
+    const int follow = camera.followBody, followFem = camera.followFem;
+    std::optional<Vec3> p;
+    if (follow >= 0 && follow < w.model().bodyCount()) p = w.state().pos[follow];
+    if (followFem >= 0 && followFem < (int)w.model().femBodies.size())
+        p = femBodyCentroid(w.model(), w.state().femPos, followFem);
+    if (p) camera.target += (glm::vec3(float(p->x), float(p->y), float(p->z)) - camera.target) * 0.2f;
 }
 
 void SandboxApp::render(double wallDt) {

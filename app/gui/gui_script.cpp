@@ -16,7 +16,7 @@ namespace cs {
 
 namespace {
 
-const char* kVerbs[] = {"cursor", "move", "moveby", "aim", "press", "release", "key", "show", "camera", "report", "screenshot", "quit", "impact", "ui", "hover", "grasp", "fem"};
+const char* kVerbs[] = {"cursor", "move", "moveby", "aim", "press", "release", "key", "show", "camera", "report", "screenshot", "quit", "impact", "ui", "hover", "grasp", "fem", "wheel"};
 
 bool* layerFlag(SandboxApp& app, const std::string& name) {
     DebugDrawFlags& f = app.view.draw;
@@ -176,6 +176,8 @@ void GuiScript::run(int frame, SandboxApp& app) {
             app.camera.pitch = glm::radians(float(num(1, 25)));
             app.camera.distance = float(num(2, 8));
             if (c.args.size() >= 6) app.camera.target = glm::vec3(num(3, 0), num(4, 0), num(5, 0));
+        } else if (c.verb == "wheel") {
+            app.scrolled(num(0, 1));
         } else if (c.verb == "report") {
             app.printDragReport(frame);
         } else if (c.verb == "ui") {

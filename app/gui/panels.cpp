@@ -47,7 +47,7 @@ void SandboxApp::drawPanels() {
     uiRects_.clear();
     noteFemContactModel();
     if (view.settingsPanel) drawSettingsPanel();
-    if (selectedBody >= 0 && view.settingsPanel) drawSelectionPanel();
+    if ((selectedBody >= 0 || selectedFemBody >= 0) && view.settingsPanel) drawSelectionPanel();
     if (copyCount() > 1) drawComparisonTable();
     if (view.plots) drawPlotsWindow();
     if (view.help) drawHelpWindow();
@@ -266,12 +266,18 @@ void SandboxApp::drawSelectionPanel() {
     if (copies_.empty()) return;
     const World& w = copies_[std::min(dragViewport_, copyCount() - 1)]->world;
     const Model& m = w.model();
-    if (selectedBody >= m.bodyCount()) return;
-    int b = selectedBody;
+    const bool fem = selectedFemBody >= 0 && selectedFemBody < (int)m.femBodies.size();
+    if (!fem && (selectedBody < 0 || selectedBody >= m.bodyCount())) return;
     ImGui::SetNextWindowPos(ImVec2(float(fbWidth_) - plotsWidth_ - 290.f, 10.f), ImGuiCond_Always);
     ImGui::SetNextWindowSize(ImVec2(280.f, 0.f));
     ImGui::SetNextWindowBgAlpha(0.85f);
     ImGui::Begin("Selected body", nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize);
+    if (fem) {
+        drawFemSelection(w, selectedFemBody);
+        ImGui::End();
+        return;
+    }
+    const int b = selectedBody;
     ImGui::Text("%s (#%d)%s", m.bodyName[b].c_str(), b, m.isStatic(b) ? "  static" : "");
     const State& s = w.state();
     ImGui::Text("mass      %.4g kg", double(m.mass[b]));
@@ -298,8 +304,10 @@ void SandboxApp::drawSelectionPanel() {
         ImGui::Text("drag force %.2f N (limit %.0f N)", double(length(d.force)), double(w.dragSettings.maxForce));
         ImGui::Text("effective mass %.4g kg", double(d.effectiveMass));
     }
-    if (ImGui::Button(camera.followBody == b ? "Stop following (C)" : "Follow (C)"))
-        camera.followBody = camera.followBody == b ? -1 : b;
+    if (ImGui::Button(camera.followBody == b ? "Stop following (C)" : "Follow (C)")) {
+        if (camera.followBody != b) camera.followBody = camera.followFem = -1;   // from another body to this one
+        toggleFollow();
+    }
     ImGui::End();
 }
 

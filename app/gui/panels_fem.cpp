@@ -10,6 +10,7 @@
 #include "app/gui/panel_style.h"
 #include "app/gui/sandbox_app.h"
 #include "engine/fem/fem_deform.h"
+#include "engine/grasp/grasp_player.h"
 
 namespace cs {
 
@@ -99,6 +100,49 @@ void SandboxApp::drawFemSection() {
                    "volumetric stress that inflates them. Recorded in sessions; R sets it back to 0.");
     } else {
         ImGui::TextDisabled("%s has no chambers (activation weights)", body.name.c_str());
+    }
+}
+
+void SandboxApp::drawFemSelection(const World& w, int f) {
+    const Model& m = w.model();
+    const State& s = w.state();
+    const FemBodyInfo& body = m.femBodies[f];
+    ImGui::Text("%s (deformable #%d)", body.name.c_str(), f);
+    Real mass = 0;
+    Vec3 momentum{0, 0, 0};
+    for (int i = body.firstNode; i < body.firstNode + body.nodeCount; ++i) {
+        mass += m.femNodeMass[i];
+        momentum += m.femNodeMass[i] * s.femVel[i];
+    }
+    ImGui::Text("%d nodes, %d tets, %.4g kg", body.nodeCount, body.tetCount, double(mass));
+    ImGui::Text("Y %.3g Pa, nu %.2f", double(body.youngs), double(body.poisson));
+    const Vec3 c = femBodyCentroid(m, s.femPos, f), v = mass > 0 ? momentum / mass : momentum;
+    ImGui::Text("centroid  %.3f %.3f %.3f", double(c.x), double(c.y), double(c.z));
+    ImGui::Text("velocity  %.3f %.3f %.3f m/s (mean)", double(v.x), double(v.y), double(v.z));
+    // Node contacts of this body's nodes (on A) and on its triangles (B), and their total force.
+    const Real h = w.settings.dt / std::max(1, w.settings.substeps);
+    int count = 0;
+    Vec3 force{0, 0, 0};
+    for (const Contact& k : w.contacts()) {
+        const Real sign = k.femNode >= 0 && m.femNodeBody[k.femNode] == f                ? Real(1)
+                          : k.femTri >= 0 && m.femNodeBody[m.femTris[k.femTri][0]] == f ? Real(-1)
+                                                                                         : Real(0);
+        if (sign == 0) continue;
+        ++count;
+        force += (sign / h) * (k.normalImpulse * k.geometry.normal + k.tangentImpulse[0] * k.tangent[0] +
+                               k.tangentImpulse[1] * k.tangent[1]);
+    }
+    ImGui::Text("contacts  %d, force %.2f %.2f %.2f N", count, double(force.x), double(force.y), double(force.z));
+    if (f < (int)s.femActivation.size() && s.femActivation[f] != 0)
+        ImGui::Text("pressure  %.3g Pa", double(s.femActivation[f]));
+    const DragState& d = w.drag();
+    if (d.femTri >= 0 && m.femNodeBody[m.femTris[d.femTri][0]] == f) {
+        ImGui::Separator();
+        ImGui::Text("drag force %.2f N (limit %.0f N)", double(length(d.force)), double(w.dragSettings.maxForce));
+    }
+    if (ImGui::Button(camera.followFem == f ? "Stop following (C)" : "Follow (C)")) {
+        if (camera.followFem != f) camera.followBody = camera.followFem = -1;   // from another body to this one
+        toggleFollow();
     }
 }
 

@@ -120,7 +120,8 @@ public:
     void scrolled(double dy);
     void keyPressed(int glfwKey, int mods);
     void launch(bool sphere);
-    void frameAll();
+    void frameAll();                   // F: the dynamic and deformable bodies in view
+    void toggleFollow();               // C: the camera follows the selected body, or stops
     int viewportAt(double x, double y) const;   // copy index under the cursor, -1 outside
     // Scripts: the pixel over a body's centre ("auto": the highest visible dynamic body).
     bool aimAt(const std::string& which, glm::vec2& pixel, int& body);
@@ -175,6 +176,7 @@ public:
     float speed = 1.f;
     std::string status;                // last message for the status line
     int selectedBody = -1;
+    int selectedFemBody = -1;          // the deformable body clicked (Model::femBodies), -1: none
     int selectedFem = 0;               // the deformable body the panel's pressure slider drives
     double fps = 0;
     bool quitRequested = false;
@@ -205,6 +207,7 @@ private:
     void femViewDefaults();            // strain colours on, node contacts off in scenes with FEM bodies
     void drawFemSection();
     void drawFemLegend();
+    void drawFemSelection(const World& w, int femBody);   // the Selected-body window's content
     void applyFemDeform();             // --fem-deform: every copy's FEM nodes set by hand
     // ---- the PLUS impact replay (impact_panel.cpp) ----
     float impactPanelHeight() const;   // pixels under the viewports, 0 when the window is closed

@@ -68,7 +68,7 @@ bool SandboxApp::loadScene(const std::string& nameOrPath, std::string* error) {
     sceneInfo_ = info;
     sceneName_ = nameOrPath;
     sceneFileTime_ = fileTime(info.path);
-    selectedBody = -1;
+    selectedBody = selectedFemBody = -1;
     mouseMode_ = MouseMode::None;
     sceneRenderer_.resetModel();
     progressiveView_.reset();
@@ -81,7 +81,7 @@ bool SandboxApp::loadScene(const std::string& nameOrPath, std::string* error) {
     camera.yaw = std::atan2(d.y, d.x);
     camera.pitch = std::asin(std::clamp(d.z / camera.distance, -1.f, 1.f));
     camera.fovY = glm::radians(float(info.cameraFovDeg));
-    camera.followBody = -1;
+    camera.followBody = camera.followFem = -1;
     camera.floorZ = floorHeight(sceneModel_);
     // Overlay sizes from the scene: forces by the mean body weight, cones by the part size.
     overlayScale_ = overlayScale(sceneModel_, settings.gravity);

@@ -4,7 +4,7 @@
 // size, the rectangles of the windows drawn last frame, whether the settings panel's content
 // fits its area, the last tooltip's rectangle, the legend's entries, the step counter, the
 // camera's eye height over the floor, where captures go, the recording and the status line;
-// the deformable bodies' pressures.
+// the selection and what the camera follows, the deformable bodies' pressures.
 #include <cstdio>
 
 #include "app/gui/panel_style.h"
@@ -34,6 +34,10 @@ void SandboxApp::printUiReport(int frame) const {
                     double(copies_[0]->world.state().time));
     std::printf("ui-report frame=%d camera eye-z %.4f floor %.4f pitch %.2f\n", frame, double(camera.eye().z),
                 double(camera.floorZ), double(glm::degrees(camera.pitch)));
+    std::printf("ui-report frame=%d camera-target %.4f %.4f %.4f distance %.4f\n", frame, double(camera.target.x),
+                double(camera.target.y), double(camera.target.z), double(camera.distance));
+    std::printf("ui-report frame=%d selection body %d fem %d follow-body %d follow-fem %d\n", frame, selectedBody,
+                selectedFemBody, camera.followBody, camera.followFem);
     if (!copies_.empty()) {
         const std::vector<Real>& act = copies_[0]->world.state().femActivation;
         for (size_t f = 0; f < act.size(); ++f)
