@@ -30,6 +30,10 @@ constexpr int kProgressiveShapes = 2000;
 // Contact layers (points, normals, forces, cones) are left out past this many contacts in a
 // copy: 100,000 contacts of the 20,000-box pile cost llvmpipe 10 to 25 ms a frame.
 constexpr size_t kMaxDrawnContacts = 10000;
+// The Grasp window's column (its 330 px and margins), kept where the viewports are left at least
+// kGraspMinView px: at 1280x720 with the settings panel, 594 px (the scene's camera frames a
+// grasp within them).
+constexpr float kGraspColumn = 346.f, kGraspMinView = 480.f;
 
 // With the profile on, each GL part ends with glFinish, so that what it queued is drawn in its own
 // column (llvmpipe draws only when flushed; else it all lands in the swap).
@@ -108,8 +112,14 @@ void SandboxApp::layoutViewports() {
     // width beside the panel, and the impact window sits over it, beside the plots.
     plotsWidth_ = view.plots ? std::clamp(0.3f * float(fbWidth_), 360.f, 520.f) : 0.f;
     plotsWidth_ = std::max(0.f, std::min(plotsWidth_, float(fbWidth_ - x0) - 240.f));
+    // The Grasp window, and the Selected-body window under it, take a column left of the plots:
+    // over the view they hid the scale at the end of grasp_box's place and the gripper beside
+    // it. Where the viewports would keep less than kGraspMinView the window floats over their
+    // right edge instead (a small window, the plots open).
+    graspWidth_ = grasp_.active() && view.grasp ? kGraspColumn : 0.f;
+    if (float(fbWidth_ - x0) - plotsWidth_ - graspWidth_ < kGraspMinView) graspWidth_ = 0.f;
     int y0 = int(tableHeight()) + int(impactPanelHeight());
-    int w = std::max(1, fbWidth_ - x0 - int(plotsWidth_)), h = std::max(1, fbHeight_ - y0);
+    int w = std::max(1, fbWidth_ - x0 - int(plotsWidth_ + graspWidth_)), h = std::max(1, fbHeight_ - y0);
     viewports_.clear();
     int n = std::max(1, copyCount());
     int cols = n == 4 ? 2 : n, rows = n == 4 ? 2 : 1;

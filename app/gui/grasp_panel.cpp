@@ -62,12 +62,25 @@ std::string shownScale(const GraspReadings& r) {
 
 void SandboxApp::drawGraspWindow() {
     const GraspSpec& spec = grasp_.driver.controller.spec();
-    const float width = 330;
-    const float x = float(fbWidth_) - plotsWidth_ - width - 8;
-    ImGui::SetNextWindowPos(ImVec2(std::max(x, view.settingsPanel ? panelWidth_ : 0.f), 8), ImGuiCond_Always);
-    ImGui::SetNextWindowSizeConstraints(ImVec2(width, 0), ImVec2(width, float(fbHeight_) - tableHeight() - 16));
-    ImGui::SetNextWindowBgAlpha(0.88f);
-    if (!ImGui::Begin("Grasp", &view.grasp, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove)) {
+    ImGuiWindowFlags flags = ImGuiWindowFlags_NoMove;
+    if (graspWidth_ > 0) {
+        // Its column right of the viewports (layoutViewports), above the Selected-body window.
+        const bool selection = (selectedBody >= 0 || selectedFemBody >= 0) && view.settingsPanel;
+        const float below = selection ? selectionHeight_ : 0.f;
+        ImGui::SetNextWindowPos(ImVec2(viewRight(), 0.f), ImGuiCond_Always);
+        ImGui::SetNextWindowSize(ImVec2(graspWidth_, float(fbHeight_) - tableHeight() - below), ImGuiCond_Always);
+        ImGui::SetNextWindowBgAlpha(0.95f);
+        flags |= ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse;
+    } else {
+        // Over the view's top right corner (a window too small for the column).
+        const float width = 330;
+        const float x = float(fbWidth_) - plotsWidth_ - width - 8;
+        ImGui::SetNextWindowPos(ImVec2(std::max(x, view.settingsPanel ? panelWidth_ : 0.f), 8), ImGuiCond_Always);
+        ImGui::SetNextWindowSizeConstraints(ImVec2(width, 0), ImVec2(width, float(fbHeight_) - tableHeight() - 16));
+        ImGui::SetNextWindowBgAlpha(0.88f);
+        flags |= ImGuiWindowFlags_AlwaysAutoResize;
+    }
+    if (!ImGui::Begin("Grasp", &view.grasp, flags)) {
         ImGui::End();
         return;
     }

@@ -47,6 +47,7 @@ void SandboxApp::drawPanels() {
     uiRects_.clear();
     noteFemContactModel();
     if (view.settingsPanel) drawSettingsPanel();
+    if (grasp_.active() && view.grasp) drawGraspWindow();   // before the selection: it is placed by it
     if ((selectedBody >= 0 || selectedFemBody >= 0) && view.settingsPanel) drawSelectionPanel();
     if (copyCount() > 1) drawComparisonTable();
     if (view.plots) drawPlotsWindow();
@@ -54,7 +55,6 @@ void SandboxApp::drawPanels() {
     if (view.legend) drawLegend();
     if (view.legend) drawFemLegend();
     if (view.impact) drawImpactWindow();
-    if (grasp_.active() && view.grasp) drawGraspWindow();
 }
 
 // PEG and PLUS leave a deformable body's contacts to the standard model: the status line says so
@@ -77,9 +77,12 @@ void SandboxApp::drawSettingsPanel() {
     ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(0.10f, 0.105f, 0.115f, 1.f));
     ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(4, 2));
     ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(6, 3));
+    // The title bar holds the frame rate, the step's wall time and the real-time factor; it must
+    // fit the 340 px panel whole ("Contact Sandbox" before them cut the factor to "0.0", and the
+    // window's own title bar already names the app).
     char title[128];
-    std::snprintf(title, sizeof title, "Contact Sandbox   %.0f fps   step %.2f ms   %.2gx real time###settings", fps,
-                  stepWallMs_, paused ? 0.0 : realTimeFactor());
+    std::snprintf(title, sizeof title, "%.0f fps   %.1f ms/step   %.2gx real time###settings", fps, stepWallMs_,
+                  paused ? 0.0 : realTimeFactor());
     ImGui::Begin(title, nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse);
     ImGui::PopStyleColor();
     ImGui::BeginChild("settings", ImVec2(0, -footerHeight()));
@@ -268,10 +271,24 @@ void SandboxApp::drawSelectionPanel() {
     const Model& m = w.model();
     const bool fem = selectedFemBody >= 0 && selectedFemBody < (int)m.femBodies.size();
     if (!fem && (selectedBody < 0 || selectedBody >= m.bodyCount())) return;
-    ImGui::SetNextWindowPos(ImVec2(float(fbWidth_) - plotsWidth_ - 290.f, 10.f), ImGuiCond_Always);
-    ImGui::SetNextWindowSize(ImVec2(280.f, 0.f));
+    // Where the grasp's window has a column, at its foot (drawGraspWindow leaves the room);
+    // beside a floating Grasp window, left of it; else the view's top right corner.
+    const auto grasp = uiRects_.find("grasp");
+    if (graspWidth_ > 0) {
+        const ImVec2 bottomLeft(viewRight(), float(fbHeight_) - tableHeight());
+        ImGui::SetNextWindowPos(bottomLeft, ImGuiCond_Always, ImVec2(0.f, 1.f));
+        ImGui::SetNextWindowSize(ImVec2(graspWidth_, 0.f));
+    } else {
+        const float right = grasp != uiRects_.end() ? grasp->second.x - 8.f : viewRight() - 10.f;
+        const float left = std::max(right - 280.f, view.settingsPanel ? panelWidth_ : 0.f);
+        ImGui::SetNextWindowPos(ImVec2(left, 10.f), ImGuiCond_Always);
+        ImGui::SetNextWindowSize(ImVec2(280.f, 0.f));
+    }
     ImGui::SetNextWindowBgAlpha(0.85f);
     ImGui::Begin("Selected body", nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize);
+    const ImVec2 wp = ImGui::GetWindowPos(), wsz = ImGui::GetWindowSize();
+    uiRects_["selection"] = UiRect{wp.x, wp.y, wsz.x, wsz.y};
+    selectionHeight_ = wsz.y;
     if (fem) {
         drawFemSelection(w, selectedFemBody);
         ImGui::End();

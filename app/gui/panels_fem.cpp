@@ -151,7 +151,7 @@ void SandboxApp::drawFemLegend() {
     const FemFieldRange& r = sceneRenderer_.fem().range();
     // Bottom right of the views, clear of the plots column and the table.
     const float bottom = tableHeight() + impactPanelHeight();
-    ImGui::SetNextWindowPos(ImVec2(float(fbWidth_) - plotsWidth_ - 10.f, float(fbHeight_) - bottom - 10.f), ImGuiCond_Always,
+    ImGui::SetNextWindowPos(ImVec2(viewRight() - 10.f, float(fbHeight_) - bottom - 10.f), ImGuiCond_Always,
                             ImVec2(1.f, 1.f));
     ImGui::SetNextWindowBgAlpha(0.6f);
     ImGui::Begin("Strain legend", nullptr,

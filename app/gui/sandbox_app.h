@@ -307,6 +307,9 @@ private:
     int fbWidth_ = 1, fbHeight_ = 1;
     float panelWidth_ = 340;
     float plotsWidth_ = 0;             // the plots window's column on the right (0: closed)
+    float graspWidth_ = 0;             // the Grasp window's column left of the plots (0: none)
+    float selectionHeight_ = 0;        // the Selected-body window's height last frame
+    float viewRight() const { return float(fbWidth_) - plotsWidth_ - graspWidth_; }   // the viewports' right edge
     std::map<std::string, UiRect> uiRects_;   // windows drawn last frame (printUiReport)
     float settingsContentHeight_ = 0, settingsAreaHeight_ = 0;
     std::vector<std::string> legendShown_;
