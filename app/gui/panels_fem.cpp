@@ -118,7 +118,7 @@ void SandboxApp::drawFemSelection(const World& w, int f) {
     ImGui::Text("Y %.3g Pa, nu %.2f", double(body.youngs), double(body.poisson));
     const Vec3 c = femBodyCentroid(m, s.femPos, f), v = mass > 0 ? momentum / mass : momentum;
     ImGui::Text("centroid  %.3f %.3f %.3f", double(c.x), double(c.y), double(c.z));
-    ImGui::Text("velocity  %.3f %.3f %.3f m/s (mean)", double(v.x), double(v.y), double(v.z));
+    ImGui::Text("mean vel. %.3f %.3f %.3f m/s", double(v.x), double(v.y), double(v.z));
     // Node contacts of this body's nodes (on A) and on its triangles (B), and their total force.
     const Real h = w.settings.dt / std::max(1, w.settings.substeps);
     int count = 0;
@@ -149,10 +149,14 @@ void SandboxApp::drawFemSelection(const World& w, int f) {
 void SandboxApp::drawFemLegend() {
     if (!view.fem.colorByField || copies_.empty() || sceneRenderer_.fem().empty()) return;
     const FemFieldRange& r = sceneRenderer_.fem().range();
-    // Bottom right of the views, clear of the plots column and the table.
+    // Bottom right of the views, clear of the plots column and the table; above the legend (bottom
+    // left) where the view is too narrow for the two side by side (beside the grasp's column).
     const float bottom = tableHeight() + impactPanelHeight();
-    ImGui::SetNextWindowPos(ImVec2(viewRight() - 10.f, float(fbHeight_) - bottom - 10.f), ImGuiCond_Always,
-                            ImVec2(1.f, 1.f));
+    float y = float(fbHeight_) - bottom - 10.f;
+    const auto legend = uiRects_.find("legend");
+    if (legend != uiRects_.end() && legend->second.x + legend->second.w + 10.f > viewRight() - 10.f - femLegendWidth_)
+        y = legend->second.y - 8.f;
+    ImGui::SetNextWindowPos(ImVec2(viewRight() - 10.f, y), ImGuiCond_Always, ImVec2(1.f, 1.f));
     ImGui::SetNextWindowBgAlpha(0.6f);
     ImGui::Begin("Strain legend", nullptr,
                  ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove |
@@ -183,6 +187,7 @@ void SandboxApp::drawFemLegend() {
     if (r.inverted > 0) ImGui::TextColored(ImVec4(1.f, 0.3f, 1.f, 1.f), "%d inverted tets (det F <= 0) in magenta", r.inverted);
     const ImVec2 wp = ImGui::GetWindowPos(), sz = ImGui::GetWindowSize();
     uiRects_["fem-legend"] = UiRect{wp.x, wp.y, sz.x, sz.y};
+    femLegendWidth_ = sz.x;
     ImGui::End();
 }
 

@@ -309,6 +309,7 @@ private:
     float plotsWidth_ = 0;             // the plots window's column on the right (0: closed)
     float graspWidth_ = 0;             // the Grasp window's column left of the plots (0: none)
     float selectionHeight_ = 0;        // the Selected-body window's height last frame
+    float femLegendWidth_ = 360;       // the strain legend's width last frame
     float viewRight() const { return float(fbWidth_) - plotsWidth_ - graspWidth_; }   // the viewports' right edge
     std::map<std::string, UiRect> uiRects_;   // windows drawn last frame (printUiReport)
     float settingsContentHeight_ = 0, settingsAreaHeight_ = 0;
