@@ -228,6 +228,7 @@ void SandboxApp::frameAll() {
         hi = glm::vec3(2, 2, 1);
     }
     camera.frame(lo, hi);
+    if (camera.followBody >= 0 || camera.followFem >= 0) status = "follow off";
     camera.followBody = camera.followFem = -1;
 }
 
