@@ -27,6 +27,7 @@ struct DebugDrawFlags {
     bool constraintGroups = true;    // contact-model specific layers (PEG groups, PLUS phases)
     bool femRestShape = false;       // deformable bodies' rest shapes as wireframes
     bool femAnchors = true;          // pinned nodes, and attached nodes with a line to their body
+    bool femContacts = true;         // the contact layers above for deformable bodies' node contacts
     float forceScale = 0.02f;        // metres per newton for force vectors
     float normalLength = 0.15f;      // metres for a unit-impulse normal
 };

@@ -198,11 +198,12 @@ void World::substep(Real h) {
     const State* detect = &state_;
     BodyVelocities& bv = s.bodies;
     int jointRowCount = 0, dragRow = 0, femRow = 0, femRowCount = 0;
-    if (model_.femNodeCount() > 0 && (modelType == ContactModelType::PEG || modelType == ContactModelType::PLUS) &&
-        !femModelNoted_) {
-        std::fprintf(stderr, "note: the %s contact model applies to rigid pairs only; deformable bodies' contacts "
-                             "use the standard model\n", modelType == ContactModelType::PEG ? "PEG" : "PLUS");
-        femModelNoted_ = true;
+    if (!femModelNoted_) {
+        const std::string note = femContactModelNote(model_, modelType);
+        if (!note.empty()) {
+            std::fprintf(stderr, "note: %s\n", note.c_str());
+            femModelNoted_ = true;
+        }
     }
     bool cull = settings.solver.cullRows && modelType == ContactModelType::Standard && state_.lastSolveConverged;
     int cullResolves = 0;

@@ -42,7 +42,7 @@ void Camera::pan(float dx, float dy, const Viewport& vp) {
     glm::vec3 right = glm::normalize(glm::cross(f, glm::vec3(0, 0, 1)));
     glm::vec3 up = glm::cross(right, f);
     target += (-dx * right + dy * up) * metresPerPixel;
-    followBody = -1;
+    followBody = followFem = -1;
     keepAboveFloor();
 }
 
@@ -51,9 +51,23 @@ void Camera::zoom(float wheelSteps) {
     keepAboveFloor();
 }
 
+void Camera::zoomToward(float wheelSteps, glm::vec3 point) {
+    const float before = distance;
+    zoom(wheelSteps);
+    if (followBody >= 0 || followFem >= 0) return;
+    // A homothety of ratio k about p maps the eye to p + k (eye - p) and the target to
+    // p + k (target - p): the rays through p are unchanged, so p keeps its pixel, and the
+    // distance eye-target becomes k times as long, the clamped distance zoom() chose.
+    const float k = distance / before;
+    target = point + k * (target - point);
+    keepAboveFloor();
+}
+
 void Camera::frame(glm::vec3 lo, glm::vec3 hi) {
     target = 0.5f * (lo + hi);
-    float radius = std::max(0.25f, 0.5f * glm::length(hi - lo));
+    // A radius of at least 5 cm: a tomato of 4 cm radius alone is framed to fit the view (a floor
+    // of 25 cm left it at a seventh of the view's height).
+    float radius = std::max(0.05f, 0.5f * glm::length(hi - lo));
     distance = radius / std::sin(fovY * 0.5f) * 1.05f;
     keepAboveFloor();
 }

@@ -1,5 +1,6 @@
 // The orbit camera shared by every viewport: orbit (left drag), pan (right or middle drag),
-// zoom (wheel), frame-all, and follow (the target tracks a body). The world is z-up.
+// zoom (wheel, towards the point under the cursor), frame-all, and follow (the target tracks a
+// body). The world is z-up.
 #pragma once
 
 #include <algorithm>
@@ -40,6 +41,7 @@ public:
     float distance = 8.f;
     float fovY = glm::radians(45.f);
     int followBody = -1;                  // >= 0: target tracks this body
+    int followFem = -1;                   // >= 0: target tracks this deformable body (the app's)
     float floorZ = kNoFloor;              // the scene's ground top: the eye stays above it
 
     glm::vec3 eye() const;
@@ -51,6 +53,10 @@ public:
     void orbit(float dxPixels, float dyPixels);
     void pan(float dxPixels, float dyPixels, const Viewport& vp);
     void zoom(float wheelSteps);
+    // Zooms towards (or away from) `point`, the point under the cursor: eye and target scale
+    // about it by the zoom's distance factor, so it stays at the same pixel (the view direction
+    // is kept). While following a body, zooms on the target as zoom() does.
+    void zoomToward(float wheelSteps, glm::vec3 point);
     // Fits the box [lo, hi] in view, keeping the current direction.
     void frame(glm::vec3 lo, glm::vec3 hi);
     // Orbit, pan, zoom and frame keep the target on or above the floor and the eye above it.

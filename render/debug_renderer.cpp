@@ -75,7 +75,9 @@ void DebugRenderer::triangle(Vec3 a, Vec3 b, Vec3 c, Color color) {
     triangles_.push_back(vertex(b, color, 1));
     triangles_.push_back(vertex(c, color, 1));
 }
-void DebugRenderer::text(Vec3 p, const char* s, Color c) { texts_.push_back({p, s ? s : "", c}); }
+void DebugRenderer::text(Vec3 p, const char* s, Color c, glm::vec2 offset, float alignX) {
+    texts_.push_back({p, s ? s : "", c, offset, alignX});
+}
 
 void DebugRenderer::upload(const std::vector<DebugVertex>& v) {
     size_t bytes = v.size() * sizeof(DebugVertex);
@@ -128,6 +130,8 @@ void DebugRenderer::renderTexts(ImDrawList* list, const Camera& camera, const Vi
     for (const Text& t : texts_) {
         glm::vec2 px;
         if (!camera.project(glm::vec3(float(t.p.x), float(t.p.y), float(t.p.z)), windowHeight, vp, px)) continue;
+        px += t.offset;
+        px.x -= t.alignX * ImGui::CalcTextSize(t.s.c_str()).x;
         ImU32 col = ImGui::ColorConvertFloat4ToU32(ImVec4(t.c.r, t.c.g, t.c.b, t.c.a));
         list->AddText(ImVec2(px.x + 1, px.y + 1), IM_COL32(0, 0, 0, 160), t.s.c_str());
         list->AddText(ImVec2(px.x, px.y), col, t.s.c_str());

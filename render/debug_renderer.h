@@ -35,7 +35,9 @@ public:
     void line(Vec3 a, Vec3 b, Color c);
     void point(Vec3 p, float size, Color c);
     void triangle(Vec3 a, Vec3 b, Vec3 c, Color color);
-    void text(Vec3 p, const char* s, Color c);
+    // A label at p, moved by `offset` pixels once projected (x right, y down); alignX 0 starts the
+    // text there, 1 ends it there (a label left of a point).
+    void text(Vec3 p, const char* s, Color c, glm::vec2 offset = {0.f, 0.f}, float alignX = 0.f);
 
     // Draws the batches into the viewport (depth-tested against the bodies already drawn).
     void render(const Camera& camera, const Viewport& viewport);
@@ -54,6 +56,8 @@ private:
         Vec3 p;
         std::string s;
         Color c;
+        glm::vec2 offset;
+        float alignX;
     };
     void upload(const std::vector<DebugVertex>& v);
     std::vector<DebugVertex> lines_, triangles_, points_;

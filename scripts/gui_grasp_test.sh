@@ -7,6 +7,8 @@
 #   - the mouse moves the wrist: a drag on the gripper moves the wrist target (the mocap joint's
 #     anchor) and the key E lifts it by 1 cm;
 #   - in the compare view both copies get the same wrist target;
+#   - at 1280x720 the Grasp and Selected-body windows cover neither each other nor the view, where
+#     the box and the scale are;
 #   - `sandbox record` refuses --script on a scene without a grasp, with one line and status 2.
 # It runs under Xvfb when xvfb-run is installed, else offscreen through EGL (--headless); it exits
 # 77 (ctest SKIP) only when neither gives an OpenGL 3.3 context.
@@ -99,4 +101,33 @@ awk -v a="$(z 12 0)" -v b="$(z 41 0)" -v c="$(z 44 0)" -v b1="$(z 41 1)" -v c1="
     if (!(d > 0.0099 && d < 0.0101 && c > b)) { print "gui_grasp: FAIL: E did not lift the wrist target by 1 cm"; exit 1 }
     if (b != b1 || c != c1) { print "gui_grasp: FAIL: the copies got different wrist targets"; exit 1 }
 }' || exit 1
+
+# ---- the layout at 1280x720 (issue 36) ------------------------------------------------------
+# The Grasp window and the Selected-body window (the box clicked) sit in a column right of the
+# view: they overlap neither each other nor the view, and the box and the scale are in the view.
+cat >"$OUT/layout.script" <<'SCRIPT'
+0 grasp play
+20 aim box
+21 press left
+22 release left
+30 ui report
+SCRIPT
+run layout gui grasp_box --script "$OUT/layout.script" --frames 31 --fixed-step --size 1280x720
+ui() { awk -v f="$1" -v k="$2" '$1 == "ui-report" && $2 == "frame=" f && $3 == k { $1 = $2 = $3 = ""; print substr($0, 4) }' "$OUT/layout.log"; }
+rect() { ui "$1" rect | awk -v n="$2" '$1 == n { print $2, $3, $4, $5 }'; }
+grep -E '^ui-report frame=30 (rect|pixel)' "$OUT/layout.log"
+awk -v g="$(rect 30 grasp)" -v s="$(rect 30 selection)" -v v="$(rect 30 viewport0)" \
+    -v o="$(ui 30 pixel | awk '$1 == "grasp-object" { print $2, $3 }')" -v c="$(ui 30 pixel | awk '$1 == "scale" { print $2, $3 }')" '
+    function overlap(a, b,   p, q) { split(a, p, " "); split(b, q, " ")
+        return p[1] < q[1] + q[3] && q[1] < p[1] + p[3] && p[2] < q[2] + q[4] && q[2] < p[2] + p[4] }
+    function inside(pt, r,   p, q) { split(pt, p, " "); split(r, q, " ")
+        return p[1] >= q[1] && p[1] < q[1] + q[3] && p[2] >= q[2] && p[2] < q[2] + q[4] }
+    BEGIN {
+        if (g == "" || s == "" || v == "" || o == "" || c == "") { print "gui_grasp: FAIL: the layout report is incomplete"; exit 1 }
+        if (overlap(g, s) || overlap(g, v) || overlap(s, v)) {
+            print "gui_grasp: FAIL: the Grasp (" g "), Selected-body (" s ") and view (" v ") rectangles overlap"; exit 1 }
+        if (!inside(o, v) || !inside(c, v)) {
+            print "gui_grasp: FAIL: the box (" o ") or the scale (" c ") is out of the view (" v ")"; exit 1 }
+        print "gui_grasp: layout: grasp (" g "), selection (" s ") beside the view (" v "); box at " o ", scale at " c
+    }' || exit 1
 echo "gui_grasp: PASS"

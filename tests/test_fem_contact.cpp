@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "engine/contact/contact_model.h"
 #include "tests/fem_test_util.h"
 
 using namespace cs;
@@ -59,6 +60,32 @@ TEST_CASE("fem contact: a deformable block comes to rest on the ground and its c
     CHECK(near(normal, weight, Real(1e-3)));
     CHECK(lowestNode(model, world.state(), 0) > -1e-4);
     CHECK(world.kineticEnergy() < 1e-6);
+
+    // The debug draw: a point per node contact, none with the node contacts' layers off (the app's
+    // default in scenes with deformable bodies: DebugDrawFlags::femContacts).
+    int points = 0;
+    DebugDraw dd;
+    dd.context = &points;
+    dd.drawPoint = [](Vec3, float, Color, void* context) { ++*static_cast<int*>(context); };
+    dd.flags.femAnchors = false;
+    world.draw(dd);
+    CHECK(points == femContacts);
+    points = 0;
+    dd.flags.femContacts = false;
+    world.draw(dd);
+    CHECK(points == 0);
+}
+
+TEST_CASE("fem contact: PEG and PLUS with deformable bodies carry a note, the other models none") {
+    Model rigid;
+    addGround(rigid);
+    Model fem = rigid;
+    addFem(fem, blockDesc({Real(0.1), Real(0.1), Real(0.05)}, 1, Real(1e5), Real(0.3), FemMaterialType::StableNeoHookean));
+    CHECK(femContactModelNote(fem, ContactModelType::PEG).find("the PEG contact model applies to rigid pairs only") == 0);
+    CHECK(femContactModelNote(fem, ContactModelType::PLUS).find("PLUS") != std::string::npos);
+    CHECK(femContactModelNote(fem, ContactModelType::Standard).empty());
+    CHECK(femContactModelNote(fem, ContactModelType::CCP).empty());
+    CHECK(femContactModelNote(rigid, ContactModelType::PEG).empty());
 }
 
 // Two-way coupling: a deformable block on a rigid box on the ground. At rest the box's ground

@@ -3,6 +3,7 @@
 // (fem_deform.h).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "engine/fem/fem_builder.h"
@@ -154,4 +155,51 @@ TEST_CASE("fem surface: a hand-bent beam's volumetric strain falls linearly with
     }
     CHECK_FALSE(deformFemBodies(model, "bend", x, &error));
     CHECK(error.find("--fem-deform") != std::string::npos);
+}
+
+TEST_CASE("fem surface: the auto range spans the 2nd to 98th percentiles, not the few hottest tets") {
+    Model model;
+    FemBodyDesc d;
+    d.mesh = makeBeamTetMesh(1, Real(0.05), Real(0.05), 40, 4);
+    d.youngs = Real(1e5);
+    d.poisson = Real(0.45);
+    std::string error;
+    REQUIRE(addFemBody(model, d, &error) == 0);
+    World world(model);
+    std::vector<Vec3> x;
+    REQUIRE(deformFemBodies(model, "stretch:1.2", x, &error));
+    // One corner node pulled 2 cm outwards: the few tets on it are far hotter than the rest, as
+    // the tets under a node contact are in a squeezed ball.
+    int corner = 0;
+    for (int i = 0; i < model.femNodeCount(); ++i) {
+        const Vec3 p = model.femRestPos[i], q = model.femRestPos[corner];
+        if (p.x + p.y + p.z > q.x + q.y + q.z) corner = i;
+    }
+    x[corner] += Vec3{Real(0.02), Real(0.02), Real(0.02)};
+    world.state().femPos = x;
+    std::vector<Real> vm = femTetFieldValues(model, x, FemField::VonMises);
+    const int n = int(vm.size());
+    std::vector<Real> sorted = vm;
+    std::sort(sorted.begin(), sorted.end());
+    const Real bulk = sorted[n / 2];   // every other tet: the uniform stretch's stress
+    const int hot = int(std::count_if(vm.begin(), vm.end(), [&](Real v) { return v > Real(1.05) * bulk; }));
+    INFO("von Mises: bulk " << bulk << " Pa, hottest " << sorted.back() << " Pa, " << hot << " hot tets of " << n);
+    REQUIRE(hot > 0);
+    REQUIRE(hot < n / 50);
+
+    const std::vector<int> triTets = femBoundaryTriangleTets(model);
+    FemSurfaceStyle style;
+    style.colorByField = true;
+    style.field = FemField::VonMises;
+    std::vector<FemSurfaceVertex> vertices;
+    const FemFieldRange r = buildFemSurface(model, world.state(), style, triTets, vertices);
+    CHECK(r.seenMax == doctest::Approx(sorted.back()).epsilon(1e-5));   // the legend still gives the extremes
+    CHECK(r.seenMax > 2 * bulk);
+    CHECK(r.lo == 0);
+    CHECK(r.hi == doctest::Approx(bulk).epsilon(1e-3));   // the old maximum range drew the bulk at < half of it
+    // The strain fields: symmetric about the rest value over the same percentiles.
+    style.field = FemField::VolumetricStrain;
+    const FemFieldRange j = buildFemSurface(model, world.state(), style, triTets, vertices);
+    CHECK(j.hi == doctest::Approx(std::sqrt(1.2) - 1).epsilon(1e-3));
+    CHECK(j.lo == doctest::Approx(-j.hi));
 }

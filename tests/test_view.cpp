@@ -1,7 +1,8 @@
 // The app's view choices that are pure functions (issue 22, items 12-13): the contact-force
 // scale and the cone size from the scene (app/gui/view_scale.h), the camera kept above the floor
-// (render/camera.h) and the plot axis labels (render/plot_widget.h). The rest of the layout is
-// checked in the running app by scripts/gui_test.sh.
+// and zooming towards the cursor (render/camera.h), and the plot axis labels
+// (render/plot_widget.h). The rest of the layout is checked in the running app by
+// scripts/gui_test.sh.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -129,6 +130,40 @@ TEST_CASE("camera: orbiting, zooming and panning down keep the eye above the flo
     free.orbit(0, -2000);
     CHECK(free.pitch == doctest::Approx(glm::radians(-89.f)));
     CHECK(minPitchAboveFloor(0.5f, 8, kNoFloor) == doctest::Approx(glm::radians(-89.f)));
+}
+
+TEST_CASE("camera: the wheel zooms towards the point under the cursor, which keeps its pixel") {
+    const Viewport vp{340, 0, 940, 720};
+    const int windowHeight = 720;
+    Camera c;
+    c.target = glm::vec3(0, 0, 0.5f);
+    c.distance = 8;
+    c.floorZ = 0;
+    // A point off the centre: 200 px right of and 150 px above the viewport's centre, 6 m along its ray.
+    const glm::vec2 cursor(340 + 470 + 200, 360 - 150);
+    const Ray ray = c.pixelRay(cursor.x, cursor.y, windowHeight, vp);
+    const glm::vec3 p = ray.origin + 6.f * ray.direction;
+    const glm::vec3 forward = c.forward();
+    for (float steps : {3.f, -2.f}) {   // in, then out
+        const float before = c.distance;
+        c.zoomToward(steps, p);
+        glm::vec2 px;
+        REQUIRE(c.project(p, windowHeight, vp, px));
+        INFO("zoom " << steps << ": the point at pixel " << px.x << ", " << px.y);
+        CHECK(px.x == doctest::Approx(cursor.x).epsilon(1e-3));
+        CHECK(px.y == doctest::Approx(cursor.y).epsilon(1e-3));
+        CHECK(c.distance == doctest::Approx(before * std::pow(0.88f, steps)));
+        CHECK(glm::length(c.forward() - forward) < 1e-6f);   // the view direction is kept
+    }
+    // The centre's point: the target stays where it is, as a plain zoom.
+    Camera centred = c;
+    centred.zoomToward(2, c.target);
+    CHECK(glm::length(centred.target - c.target) < 1e-5f);
+    // Following a body, the wheel zooms on the followed target.
+    Camera following = c;
+    following.followBody = 3;
+    following.zoomToward(2, p);
+    CHECK(glm::length(following.target - c.target) < 1e-6f);
 }
 
 TEST_CASE("plot axis labels: neighbouring ticks never read alike, each within half a step") {

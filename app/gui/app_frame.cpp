@@ -16,6 +16,7 @@
 #include <imgui_impl_opengl3.h>
 
 #include "app/gui/sandbox_app.h"
+#include "engine/grasp/grasp_player.h"
 
 namespace cs {
 
@@ -29,6 +30,10 @@ constexpr int kProgressiveShapes = 2000;
 // Contact layers (points, normals, forces, cones) are left out past this many contacts in a
 // copy: 100,000 contacts of the 20,000-box pile cost llvmpipe 10 to 25 ms a frame.
 constexpr size_t kMaxDrawnContacts = 10000;
+// The Grasp window's column (its 330 px and margins), kept where the viewports are left at least
+// kGraspMinView px: at 1280x720 with the settings panel, 594 px (the scene's camera frames a
+// grasp within them).
+constexpr float kGraspColumn = 346.f, kGraspMinView = 480.f;
 
 // With the profile on, each GL part ends with glFinish, so that what it queued is drawn in its own
 // column (llvmpipe draws only when flushed; else it all lands in the swap).
@@ -107,8 +112,14 @@ void SandboxApp::layoutViewports() {
     // width beside the panel, and the impact window sits over it, beside the plots.
     plotsWidth_ = view.plots ? std::clamp(0.3f * float(fbWidth_), 360.f, 520.f) : 0.f;
     plotsWidth_ = std::max(0.f, std::min(plotsWidth_, float(fbWidth_ - x0) - 240.f));
+    // The Grasp window, and the Selected-body window under it, take a column left of the plots:
+    // over the view they hid the scale at the end of grasp_box's place and the gripper beside
+    // it. Where the viewports would keep less than kGraspMinView the window floats over their
+    // right edge instead (a small window, the plots open).
+    graspWidth_ = grasp_.active() && view.grasp ? kGraspColumn : 0.f;
+    if (float(fbWidth_ - x0) - plotsWidth_ - graspWidth_ < kGraspMinView) graspWidth_ = 0.f;
     int y0 = int(tableHeight()) + int(impactPanelHeight());
-    int w = std::max(1, fbWidth_ - x0 - int(plotsWidth_)), h = std::max(1, fbHeight_ - y0);
+    int w = std::max(1, fbWidth_ - x0 - int(plotsWidth_ + graspWidth_)), h = std::max(1, fbHeight_ - y0);
     viewports_.clear();
     int n = std::max(1, copyCount());
     int cols = n == 4 ? 2 : n, rows = n == 4 ? 2 : 1;
@@ -189,12 +200,14 @@ void SandboxApp::advance(double wallDt) {
     }
     if (steps > 0) measureRealTime(double(tick_ - ticksBefore) * dt, wallDt);
     impact.play(wallDt);
-    int follow = camera.followBody;
-    if (follow >= 0 && follow < copies_[0]->world.model().bodyCount()) {
-        Vec3 p = copies_[0]->world.state().pos[follow];
-        glm::vec3 target(float(p.x), float(p.y), float(p.z));
-        camera.target += (target - camera.target) * 0.2f;
-    }
+    // Follow: the target eases to the body's centre of mass, or a deformable body's node centroid.
+    const World& w = copies_[0]->world;
+    const int follow = camera.followBody, followFem = camera.followFem;
+    std::optional<Vec3> p;
+    if (follow >= 0 && follow < w.model().bodyCount()) p = w.state().pos[follow];
+    if (followFem >= 0 && followFem < (int)w.model().femBodies.size())
+        p = femBodyCentroid(w.model(), w.state().femPos, followFem);
+    if (p) camera.target += (glm::vec3(float(p->x), float(p->y), float(p->z)) - camera.target) * 0.2f;
 }
 
 void SandboxApp::render(double wallDt) {

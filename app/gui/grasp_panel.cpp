@@ -62,12 +62,25 @@ std::string shownScale(const GraspReadings& r) {
 
 void SandboxApp::drawGraspWindow() {
     const GraspSpec& spec = grasp_.driver.controller.spec();
-    const float width = 330;
-    const float x = float(fbWidth_) - plotsWidth_ - width - 8;
-    ImGui::SetNextWindowPos(ImVec2(std::max(x, view.settingsPanel ? panelWidth_ : 0.f), 8), ImGuiCond_Always);
-    ImGui::SetNextWindowSizeConstraints(ImVec2(width, 0), ImVec2(width, float(fbHeight_) - tableHeight() - 16));
-    ImGui::SetNextWindowBgAlpha(0.88f);
-    if (!ImGui::Begin("Grasp", &view.grasp, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove)) {
+    ImGuiWindowFlags flags = ImGuiWindowFlags_NoMove;
+    if (graspWidth_ > 0) {
+        // Its column right of the viewports (layoutViewports), above the Selected-body window.
+        const bool selection = (selectedBody >= 0 || selectedFemBody >= 0) && view.settingsPanel;
+        const float below = selection ? selectionHeight_ : 0.f;
+        ImGui::SetNextWindowPos(ImVec2(viewRight(), 0.f), ImGuiCond_Always);
+        ImGui::SetNextWindowSize(ImVec2(graspWidth_, float(fbHeight_) - tableHeight() - below), ImGuiCond_Always);
+        ImGui::SetNextWindowBgAlpha(0.95f);
+        flags |= ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse;
+    } else {
+        // Over the view's top right corner (a window too small for the column).
+        const float width = 330;
+        const float x = float(fbWidth_) - plotsWidth_ - width - 8;
+        ImGui::SetNextWindowPos(ImVec2(std::max(x, view.settingsPanel ? panelWidth_ : 0.f), 8), ImGuiCond_Always);
+        ImGui::SetNextWindowSizeConstraints(ImVec2(width, 0), ImVec2(width, float(fbHeight_) - tableHeight() - 16));
+        ImGui::SetNextWindowBgAlpha(0.88f);
+        flags |= ImGuiWindowFlags_AlwaysAutoResize;
+    }
+    if (!ImGui::Begin("Grasp", &view.grasp, flags)) {
         ImGui::End();
         return;
     }
@@ -179,15 +192,29 @@ void SandboxApp::drawGraspOverlay(int copy) {
         debugRenderer_.line(c.wrist, c.wrist + rotate(q, e), axes[k]);
     }
     // Each pad: its slip state as a dot, its net contact force as a line, its grip force as text.
+    // The labels go beside their pads on the screen: left of a pad that is left of the pads'
+    // centre (the text ending there), right of one on the right, a line lower for each further
+    // pad on a side. Placed 6 cm from the wrist in 3D instead, the two jaws' labels met on the
+    // screen when the camera looked along the jaws' axis, as grasp_box's own camera does.
+    const glm::vec3 f3 = camera.forward();
+    const Vec3 right = normalize(Vec3{Real(f3.y), Real(-f3.x), 0});   // the screen's right, level
+    Vec3 centre{0, 0, 0};
+    int padCount = 0;
+    for (size_t f = 0; f < r.pads.size() && f < spec.fingers.size(); ++f)
+        if (!spec.fingers[f].pads.empty()) {
+            centre += w.state().pos[spec.fingers[f].pads[0]];
+            ++padCount;
+        }
+    if (padCount > 0) centre = centre / Real(padCount);
+    int onSide[2] = {0, 0};   // labels placed so far left and right
     char text[64];
     for (size_t f = 0; f < r.pads.size() && f < spec.fingers.size(); ++f) {
         const PadReading& p = r.pads[f];
         if (spec.fingers[f].pads.empty()) continue;
         const Vec3 at = w.state().pos[spec.fingers[f].pads[0]];
-        // The label beside the pad, away from the wrist, so the two jaws' labels do not overlap.
-        Vec3 out = at - c.wrist;
-        out.z = 0;
-        const Vec3 label = at + Real(0.06) * normalize(out) + Vec3{0, 0, Real(0.02)};
+        const Real across = dot(at - centre, right);
+        const int side = across > 0 || (across == 0 && f % 2 == 1) ? 1 : 0;
+        const glm::vec2 offset(side ? 12.f : -12.f, -7.f + 15.f * float(onSide[side]++));
         const Color state = p.contacts == 0 ? kFree : p.sliding > 0 ? kSlide : kStick;
         debugRenderer_.point(at, 11.f, state);
         // The net force at the force layer's scale, at most 0.25 m long (a jaw pressed on the floor
@@ -197,7 +224,7 @@ void SandboxApp::drawGraspOverlay(int copy) {
         debugRenderer_.line(at, at + arrow, Color{0.1f, 0.9f, 0.95f, 1});
         std::snprintf(text, sizeof text, "%.2f N %s", double(r.drive[f]),
                       p.contacts == 0 ? "" : p.sliding > 0 ? "SLIDE" : "stick");
-        debugRenderer_.text(label, text, state);
+        debugRenderer_.text(at, text, state, offset, side ? 0.f : 1.f);
     }
     if (spec.scaleJoint >= 0) {
         const Vec3 at = w.state().pos[w.model().joints[spec.scaleJoint].bodyB];

@@ -63,7 +63,7 @@ int runGui(int argc, char** argv) {
             std::fprintf(stderr, "sandbox gui: %s\n", error.c_str());
             return 2;
         }
-        options.fixedStep = true;
+        options.fixedStep = !options.realTime;   // reproducible, unless the test is of real-time stepping
     }
     if (options.scene.empty() && options.replay.empty()) options.scene = defaultSceneName();
 

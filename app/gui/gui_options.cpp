@@ -150,6 +150,8 @@ bool parseGuiOptions(int argc, char** argv, bool record, GuiOptions& o, std::str
             o.forceShadows = true;
         } else if (a == "--fixed-step") {
             o.fixedStep = true;
+        } else if (a == "--real-time") {
+            o.realTime = true;
         } else if ((a == "--script" && record) || a == "--play-script") {
             o.playScript = true;
         } else if (a == "--grip-force") {
@@ -200,6 +202,7 @@ const char* guiUsage() {
            "  --play-script       play the scene's grasp script (Grasp window: Play script)\n"
            "  --grip-force N      grip force of the grasp script and the Grasp window's start\n"
            "  --script FILE --frames N --screenshot FILE --headless --fixed-step   (tests)\n"
+           "  --real-time         with --script: step in real time on the physics thread, not fixed steps\n"
            "  --frame-profile FILE.csv  each frame's time by part (poll, adopt, view slices, UI, swap...)\n"
            "  --fem-deform stretch:A|squeeze:A|bend:K|twist:T   deformable bodies start deformed by hand (review)\n";
 }

@@ -42,6 +42,7 @@ struct GuiOptions {
     std::string screenshot;            // PNG written at the end
     int frames = 0;                    // quit after this many frames (0: run until closed)
     bool fixedStep = false;            // advance 1/fps of simulated time per frame
+    bool realTime = false;             // --real-time: a script does not fix the stepping (the physics thread steps)
     bool shadows = true;               // --no-shadows: off
     bool forceShadows = false;         // --shadows: on even on a software rasterizer
     std::string frameProfile;          // --frame-profile FILE.csv: each frame's parts (frame_profile.h)

@@ -16,7 +16,7 @@ namespace cs {
 
 namespace {
 
-const char* kVerbs[] = {"cursor", "move", "moveby", "aim", "press", "release", "key", "show", "camera", "report", "screenshot", "quit", "impact", "ui", "hover", "grasp", "fem"};
+const char* kVerbs[] = {"cursor", "move", "moveby", "aim", "press", "release", "key", "show", "camera", "report", "screenshot", "quit", "impact", "ui", "hover", "grasp", "fem", "wheel"};
 
 bool* layerFlag(SandboxApp& app, const std::string& name) {
     DebugDrawFlags& f = app.view.draw;
@@ -176,6 +176,8 @@ void GuiScript::run(int frame, SandboxApp& app) {
             app.camera.pitch = glm::radians(float(num(1, 25)));
             app.camera.distance = float(num(2, 8));
             if (c.args.size() >= 6) app.camera.target = glm::vec3(num(3, 0), num(4, 0), num(5, 0));
+        } else if (c.verb == "wheel") {
+            app.scrolled(num(0, 1));
         } else if (c.verb == "report") {
             app.printDragReport(frame);
         } else if (c.verb == "ui") {
@@ -198,7 +200,7 @@ void GuiScript::run(int frame, SandboxApp& app) {
         } else if (c.verb == "grasp") {
             app.graspScriptCommand(c.args, frame);
         } else if (c.verb == "fem") {
-            // fem field volumetric|vonmises|stretch, fem range auto|LO HI
+            // fem field volumetric|vonmises|stretch, fem range auto|LO HI, fem pressure PA [BODY]
             const std::string what = c.args.empty() ? "" : c.args[0], arg = c.args.size() > 1 ? c.args[1] : "";
             if (what == "field" && arg == "volumetric") app.view.fem.field = FemField::VolumetricStrain;
             else if (what == "field" && arg == "vonmises") app.view.fem.field = FemField::VonMises;
@@ -208,6 +210,12 @@ void GuiScript::run(int frame, SandboxApp& app) {
                 app.view.fem.autoRange = false;
                 app.view.fem.lo = float(num(1, 0));
                 app.view.fem.hi = float(num(2, 0));
+            } else if (what == "pressure") {   // as the Deformables panel's slider
+                SessionEvent e;
+                e.type = SessionEventType::Pressure;
+                e.pressure = Real(num(1, 0));
+                e.body = int(num(2, 0));
+                app.applyEvent(e, true);
             }
         } else if (c.verb == "quit") {
             app.quitRequested = true;

@@ -9,6 +9,7 @@
 //                         whose centre is visible in the first viewport; fem: the highest
 //                         deformable body's node centroid), offset by (DX, DY)
 //   press left|right [shift]   /   release left|right
+//   wheel N               N notches of the mouse wheel at the cursor (> 0 zooms in)
 //   key NAME              space, right, plus, minus, or a letter (r, b, n, f, c, g, h, m, p, ...)
 //   show LAYER on|off     contacts, normals, cones, forces, penetration, aabbs, frames, joints,
 //                         legend, plots, help, shadows, xray, impact, grasp; deformable bodies:
@@ -31,6 +32,8 @@
 //   grasp report          print "grasp-report frame=F copy=I ... rise=R grip=... sliding=..." per copy
 //   fem field volumetric|vonmises|stretch   the deformable bodies' strain colour field
 //   fem range auto|LO HI  its colour range
+//   fem pressure PA [BODY]   the chambers' pressure of deformable body BODY (default 0), as the
+//                         Deformables panel's slider sets it
 //   quit
 #pragma once
 

@@ -43,7 +43,7 @@ void SandboxApp::drawImpactWindow() {
     float bottom = tableHeight();
     float h = impactPanelHeight();
     ImGui::SetNextWindowPos(ImVec2(x0, float(fbHeight_) - bottom - h));
-    ImGui::SetNextWindowSize(ImVec2(float(fbWidth_) - x0 - plotsWidth_, h));
+    ImGui::SetNextWindowSize(ImVec2(viewRight() - x0, h));
     ImGui::SetNextWindowBgAlpha(0.95f);
     if (!ImGui::Begin("PLUS impact replay (I)", &view.impact,
                       ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse)) {

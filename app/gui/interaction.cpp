@@ -58,6 +58,11 @@ void SandboxApp::mouseButton(int button, bool down, bool shift) {
         const int body = pick.body;
         const Vec3 hit = pick.point;
         selectedBody = body;
+        // A click on a deformable body selects it (the Selected-body window, C to follow it) and
+        // gives the Deformables panel's pressure slider to it.
+        const Model& model = world.model();
+        selectedFemBody = pick.fem.tri >= 0 ? model.femNodeBody[model.femTris[pick.fem.tri][0]] : -1;
+        if (selectedFemBody >= 0) selectedFem = selectedFemBody;
         dragFemTri_ = -1;
         if (graspMouseDown(body, hit, shift)) return;   // the gripper: its wrist target (grasp_input.cpp)
         // A drag of a deformable body's surface point or of a rigid body's: the drag plane and
@@ -164,7 +169,21 @@ void SandboxApp::cursorMoved(double x, double y) {
 void SandboxApp::scrolled(double dy) {
     if (!scriptedInput && ImGui::GetCurrentContext() && ImGui::GetIO().WantCaptureMouse) return;
     if (graspScroll(dy)) return;
-    camera.zoom(float(dy));
+    const int v = viewportAt(mouseX_, mouseY_);
+    if (v < 0 || v >= copyCount()) {
+        camera.zoom(float(dy));
+        return;
+    }
+    // Towards the point under the cursor: what the cursor ray hits first (a body, the ground),
+    // else the ray's point at the target's depth (the plane through the target facing the camera).
+    const Ray ray = camera.pixelRay(float(mouseX_), float(mouseY_), fbHeight_, viewports_[v]);
+    const PickHit pick = pickNearest(copies_[v]->world, toVec3(ray.origin), toVec3(ray.direction));
+    glm::vec3 point = camera.target;
+    const glm::vec3 f = camera.forward();
+    if (pick.body >= 0 || pick.fem.tri >= 0) point = toGlm(pick.point);
+    else if (glm::dot(ray.direction, f) > 1e-6f)
+        point = ray.origin + glm::dot(camera.target - ray.origin, f) / glm::dot(ray.direction, f) * ray.direction;
+    camera.zoomToward(float(dy), point);
 }
 
 void SandboxApp::launch(bool sphere) {
@@ -183,8 +202,15 @@ void SandboxApp::frameAll() {
     if (copies_.empty()) return;
     const World& w = copies_[0]->world;
     const Model& m = w.model();
+    // The moving bodies: the dynamic rigid bodies and every deformable body's nodes; not the
+    // static ones (the ground's plane or slab would frame the horizon, a tomato a dot on it).
     glm::vec3 lo(1e30f), hi(-1e30f);
     bool any = false;
+    for (const Vec3& x : w.state().femPos) {
+        lo = glm::min(lo, toGlm(x));
+        hi = glm::max(hi, toGlm(x));
+        any = true;
+    }
     for (int b = 0; b < m.bodyCount(); ++b) {
         if (m.isStatic(b) || !w.isActive(b)) continue;
         float r = 0;
@@ -202,7 +228,21 @@ void SandboxApp::frameAll() {
         hi = glm::vec3(2, 2, 1);
     }
     camera.frame(lo, hi);
-    camera.followBody = -1;
+    if (camera.followBody >= 0 || camera.followFem >= 0) status = "follow off";
+    camera.followBody = camera.followFem = -1;
+}
+
+void SandboxApp::toggleFollow() {
+    const bool following = camera.followBody >= 0 || camera.followFem >= 0;
+    camera.followBody = camera.followFem = -1;
+    if (!following && selectedFemBody >= 0) camera.followFem = selectedFemBody;
+    else if (!following) camera.followBody = selectedBody;
+    const Model& m = copies_.empty() ? sceneModel_ : copies_[0]->world.model();   // launched bodies too
+    if (camera.followFem >= 0 && camera.followFem < (int)m.femBodies.size())
+        status = "following " + m.femBodies[camera.followFem].name;
+    else if (camera.followBody >= 0 && camera.followBody < m.bodyCount())
+        status = "following " + m.bodyName[camera.followBody] + " (#" + std::to_string(camera.followBody) + ")";
+    else status = following ? "follow off" : "follow off: click a body first";
 }
 
 void SandboxApp::keyPressed(int key, int mods) {
@@ -226,10 +266,7 @@ void SandboxApp::keyPressed(int key, int mods) {
     case GLFW_KEY_MINUS:
     case GLFW_KEY_KP_SUBTRACT: speed = std::max(speed * 0.5f, 1.f / 32.f); break;
     case GLFW_KEY_F: frameAll(); break;
-    case GLFW_KEY_C:
-        camera.followBody = camera.followBody >= 0 ? -1 : selectedBody;
-        status = camera.followBody >= 0 ? "following body " + std::to_string(selectedBody) : "follow off";
-        break;
+    case GLFW_KEY_C: toggleFollow(); break;
     case GLFW_KEY_B: launch(false); break;
     case GLFW_KEY_N: launch(true); break;
     case GLFW_KEY_P:
@@ -252,8 +289,8 @@ void SandboxApp::keyPressed(int key, int mods) {
         }
         break;
     case GLFW_KEY_ESCAPE:
-        selectedBody = -1;
-        camera.followBody = -1;
+        selectedBody = selectedFemBody = -1;
+        camera.followBody = camera.followFem = -1;
         break;
     default: graspKey(key); break;
     }

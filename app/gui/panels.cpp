@@ -45,15 +45,26 @@ bool contactModelCombo(const char* label, ContactModelType& model) {
 void SandboxApp::drawPanels() {
     helpMarkers() = HelpMarkers{};
     uiRects_.clear();
+    noteFemContactModel();
     if (view.settingsPanel) drawSettingsPanel();
-    if (selectedBody >= 0 && view.settingsPanel) drawSelectionPanel();
+    if (grasp_.active() && view.grasp) drawGraspWindow();   // before the selection: it is placed by it
+    if ((selectedBody >= 0 || selectedFemBody >= 0) && view.settingsPanel) drawSelectionPanel();
     if (copyCount() > 1) drawComparisonTable();
     if (view.plots) drawPlotsWindow();
     if (view.help) drawHelpWindow();
     if (view.legend) drawLegend();
     if (view.legend) drawFemLegend();
     if (view.impact) drawImpactWindow();
-    if (grasp_.active() && view.grasp) drawGraspWindow();
+}
+
+// PEG and PLUS leave a deformable body's contacts to the standard model: the status line says so
+// when a copy starts running one of them on such a scene (the world also prints it to stderr).
+void SandboxApp::noteFemContactModel() {
+    std::string note;
+    for (auto& c : copies_)
+        if (note.empty()) note = femContactModelNote(c->world.model(), c->world.settings.solver.contactModel);
+    if (!note.empty() && note != femNoteShown_) status = note;
+    femNoteShown_ = note;
 }
 
 // The left panel: the settings scroll (they fit at 1280x720 with the rarely used ones folded),
@@ -66,9 +77,12 @@ void SandboxApp::drawSettingsPanel() {
     ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(0.10f, 0.105f, 0.115f, 1.f));
     ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(4, 2));
     ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(6, 3));
+    // The title bar holds the frame rate, the step's wall time and the real-time factor; it must
+    // fit the 340 px panel whole ("Contact Sandbox" before them cut the factor to "0.0", and the
+    // window's own title bar already names the app).
     char title[128];
-    std::snprintf(title, sizeof title, "Contact Sandbox   %.0f fps   step %.2f ms   %.2gx real time###settings", fps,
-                  stepWallMs_, paused ? 0.0 : realTimeFactor());
+    std::snprintf(title, sizeof title, "%.0f fps   %.1f ms/step   %.2gx real time###settings", fps, stepWallMs_,
+                  paused ? 0.0 : realTimeFactor());
     ImGui::Begin(title, nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse);
     ImGui::PopStyleColor();
     ImGui::BeginChild("settings", ImVec2(0, -footerHeight()));
@@ -134,6 +148,11 @@ void SandboxApp::drawSettingsContent() {
             ImGui::PushID(i);
             SolverSettings& s = copies_[i]->world.settings.solver;
             contactModelCombo("contact model", s.contactModel);
+            const std::string femNote = femContactModelNote(copies_[i]->world.model(), s.contactModel);
+            if (!femNote.empty()) {   // the tooltip: femContactModelNote's whole sentence
+                ImGui::TextColored(ImVec4(1.f, 0.75f, 0.3f, 1.f), "deformable bodies: standard model");
+                if (ImGui::IsItemHovered()) wrappedTooltip(femNote.c_str());
+            }
             if (s.contactModel == ContactModelType::CCP) {   // [CCP] solvers (engine/solver/ccp_solvers.h)
                 int ccp = int(s.ccp.solver);
                 ImGui::Combo("CCP solver", &ccp, "projected Jacobi\0projected Gauss-Seidel\0APGD\0Newton (linear solver below)\0");
@@ -250,12 +269,32 @@ void SandboxApp::drawSelectionPanel() {
     if (copies_.empty()) return;
     const World& w = copies_[std::min(dragViewport_, copyCount() - 1)]->world;
     const Model& m = w.model();
-    if (selectedBody >= m.bodyCount()) return;
-    int b = selectedBody;
-    ImGui::SetNextWindowPos(ImVec2(float(fbWidth_) - plotsWidth_ - 290.f, 10.f), ImGuiCond_Always);
-    ImGui::SetNextWindowSize(ImVec2(280.f, 0.f));
+    const bool fem = selectedFemBody >= 0 && selectedFemBody < (int)m.femBodies.size();
+    if (!fem && (selectedBody < 0 || selectedBody >= m.bodyCount())) return;
+    // Where the grasp's window has a column, at its foot (drawGraspWindow leaves the room);
+    // beside a floating Grasp window, left of it; else the view's top right corner.
+    const auto grasp = uiRects_.find("grasp");
+    if (graspWidth_ > 0) {
+        const ImVec2 bottomLeft(viewRight(), float(fbHeight_) - tableHeight());
+        ImGui::SetNextWindowPos(bottomLeft, ImGuiCond_Always, ImVec2(0.f, 1.f));
+        ImGui::SetNextWindowSize(ImVec2(graspWidth_, 0.f));
+    } else {
+        const float right = grasp != uiRects_.end() ? grasp->second.x - 8.f : viewRight() - 10.f;
+        const float left = std::max(right - 280.f, view.settingsPanel ? panelWidth_ : 0.f);
+        ImGui::SetNextWindowPos(ImVec2(left, 10.f), ImGuiCond_Always);
+        ImGui::SetNextWindowSize(ImVec2(280.f, 0.f));
+    }
     ImGui::SetNextWindowBgAlpha(0.85f);
     ImGui::Begin("Selected body", nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize);
+    const ImVec2 wp = ImGui::GetWindowPos(), wsz = ImGui::GetWindowSize();
+    uiRects_["selection"] = UiRect{wp.x, wp.y, wsz.x, wsz.y};
+    selectionHeight_ = wsz.y;
+    if (fem) {
+        drawFemSelection(w, selectedFemBody);
+        ImGui::End();
+        return;
+    }
+    const int b = selectedBody;
     ImGui::Text("%s (#%d)%s", m.bodyName[b].c_str(), b, m.isStatic(b) ? "  static" : "");
     const State& s = w.state();
     ImGui::Text("mass      %.4g kg", double(m.mass[b]));
@@ -282,8 +321,10 @@ void SandboxApp::drawSelectionPanel() {
         ImGui::Text("drag force %.2f N (limit %.0f N)", double(length(d.force)), double(w.dragSettings.maxForce));
         ImGui::Text("effective mass %.4g kg", double(d.effectiveMass));
     }
-    if (ImGui::Button(camera.followBody == b ? "Stop following (C)" : "Follow (C)"))
-        camera.followBody = camera.followBody == b ? -1 : b;
+    if (ImGui::Button(camera.followBody == b ? "Stop following (C)" : "Follow (C)")) {
+        if (camera.followBody != b) camera.followBody = camera.followFem = -1;   // from another body to this one
+        toggleFollow();
+    }
     ImGui::End();
 }
 

@@ -171,9 +171,9 @@ void SandboxApp::drawHelpWindow() {
         {"shift + left drag", "rotate the grabbed body about its centre of mass"},
         {"left drag (empty)", "orbit the camera"},
         {"right / middle drag", "pan"},
-        {"wheel", "zoom"},
-        {"click", "select a body (properties top right)"},
-        {"F", "frame all bodies"},
+        {"wheel", "zoom towards the point under the cursor"},
+        {"click", "select a body, rigid or deformable (the Selected-body window)"},
+        {"F", "frame the moving bodies (dynamic and deformable)"},
         {"C", "follow the selected body"},
         {"B / N", "launch a box / a sphere from the camera"},
         {"space", "pause / play"},
@@ -205,6 +205,8 @@ void SandboxApp::drawLegend() {
     for (size_t i = 0; i < sizeof kLegend / sizeof kLegend[0]; ++i) {
         if (!shown[i]) continue;
         std::string text = kLegend[i].text;
+        if (i == 0 && !f.femContacts && !copies_.empty() && !copies_[0]->world.model().femBodies.empty())
+            text += " (rigid; node contacts off)";   // femViewDefaults (panels_fem.cpp)
         if (&kLegend[i] == &kLegend[5]) {
             // The force scale: the length of one mean body weight (view_scale.h).
             char scale[96];

@@ -120,7 +120,8 @@ public:
     void scrolled(double dy);
     void keyPressed(int glfwKey, int mods);
     void launch(bool sphere);
-    void frameAll();
+    void frameAll();                   // F: the dynamic and deformable bodies in view
+    void toggleFollow();               // C: the camera follows the selected body, or stops
     int viewportAt(double x, double y) const;   // copy index under the cursor, -1 outside
     // Scripts: the pixel over a body's centre ("auto": the highest visible dynamic body).
     bool aimAt(const std::string& which, glm::vec2& pixel, int& body);
@@ -175,6 +176,7 @@ public:
     float speed = 1.f;
     std::string status;                // last message for the status line
     int selectedBody = -1;
+    int selectedFemBody = -1;          // the deformable body clicked (Model::femBodies), -1: none
     int selectedFem = 0;               // the deformable body the panel's pressure slider drives
     double fps = 0;
     bool quitRequested = false;
@@ -188,6 +190,8 @@ public:
 private:
     void updateDragTarget();
     void clampSettings(WorldSettings& s) const;
+    void noteFemContactModel();        // the status line: PEG/PLUS with deformable bodies
+    std::string femNoteShown_;         // the note last put in the status line
     void drawSettingsPanel();
     void drawSettingsContent();
     void drawShowSection();
@@ -200,8 +204,10 @@ private:
     void drawHelpWindow();
     void drawLegend();
     // ---- deformable bodies (panels_fem.cpp) ----
+    void femViewDefaults();            // strain colours on, node contacts off in scenes with FEM bodies
     void drawFemSection();
     void drawFemLegend();
+    void drawFemSelection(const World& w, int femBody);   // the Selected-body window's content
     void applyFemDeform();             // --fem-deform: every copy's FEM nodes set by hand
     // ---- the PLUS impact replay (impact_panel.cpp) ----
     float impactPanelHeight() const;   // pixels under the viewports, 0 when the window is closed
@@ -301,6 +307,10 @@ private:
     int fbWidth_ = 1, fbHeight_ = 1;
     float panelWidth_ = 340;
     float plotsWidth_ = 0;             // the plots window's column on the right (0: closed)
+    float graspWidth_ = 0;             // the Grasp window's column left of the plots (0: none)
+    float selectionHeight_ = 0;        // the Selected-body window's height last frame
+    float femLegendWidth_ = 360;       // the strain legend's width last frame
+    float viewRight() const { return float(fbWidth_) - plotsWidth_ - graspWidth_; }   // the viewports' right edge
     std::map<std::string, UiRect> uiRects_;   // windows drawn last frame (printUiReport)
     float settingsContentHeight_ = 0, settingsAreaHeight_ = 0;
     std::vector<std::string> legendShown_;

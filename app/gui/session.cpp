@@ -13,8 +13,8 @@ namespace {
 
 using Json = nlohmann::json;
 
-const char* kTypeNames[] = {"drag", "release", "launch", "settings", "reset", "grasp"};
-constexpr int kTypeCount = 6;
+const char* kTypeNames[] = {"drag", "release", "launch", "settings", "reset", "grasp", "pressure"};
+constexpr int kTypeCount = 7;
 
 Json vec(Vec3 v) { return Json::array({v.x, v.y, v.z}); }
 Vec3 vec(const Json& j) { return Vec3{j.at(0).get<Real>(), j.at(1).get<Real>(), j.at(2).get<Real>()}; }
@@ -119,6 +119,10 @@ bool writeSession(const std::string& path, const Session& session, std::string* 
             je["time"] = e.time;
             je["detail"] = e.detail;
             break;
+        case SessionEventType::Pressure:
+            je["body"] = e.body;
+            je["pressure"] = e.pressure;
+            break;
         }
         j["events"].push_back(je);
     }
@@ -184,6 +188,10 @@ bool readSession(const std::string& path, Session& session, std::string* error) 
                 e.grasp = je.at("event").get<std::string>();
                 e.time = je.at("time").get<Real>();
                 e.detail = je.value("detail", std::string());
+                break;
+            case SessionEventType::Pressure:
+                e.body = je.at("body").get<int>();
+                e.pressure = je.at("pressure").get<Real>();
                 break;
             }
             session.events.push_back(e);

@@ -9,7 +9,8 @@
 // with T one of drag (body, local, target; a FEM surface point: fem_tri, fem_weights, target),
 // release (body or fem_tri, velocity), launch (shape, position, velocity, size), settings (copy,
 // settings), reset, grasp (copy, event, time, detail: a grasp event detected after the step,
-// engine/grasp/grasp_events.h; a record only, replay skips it).
+// engine/grasp/grasp_events.h; a record only, replay skips it), pressure (body: a deformable
+// body's index in Model::femBodies, pressure: its chambers' activation in Pa, State::femActivation).
 #pragma once
 
 #include <string>
@@ -19,12 +20,12 @@
 
 namespace cs {
 
-enum class SessionEventType { Drag, Release, Launch, Settings, Reset, Grasp };
+enum class SessionEventType { Drag, Release, Launch, Settings, Reset, Grasp, Pressure };
 
 struct SessionEvent {
     long long step = 0;
     SessionEventType type = SessionEventType::Drag;
-    int body = -1;                 // drag, release
+    int body = -1;                 // drag, release; pressure: the deformable body (Model::femBodies)
     Vec3 local{0, 0, 0};           // drag: grabbed point in the body's COM frame
     Vec3 target{0, 0, 0};          // drag: world target
     int femTri = -1;               // drag, release: >= 0 a FEM boundary triangle is grabbed instead
@@ -38,6 +39,7 @@ struct SessionEvent {
     std::string grasp;             // grasp: the event's name ("contact made", ...)
     Real time = 0;                 // grasp: the copy's time, s
     std::string detail;            // grasp: its figures
+    Real pressure = 0;             // pressure: Pa
 };
 
 struct Session {

@@ -61,13 +61,14 @@ bool SandboxApp::loadScene(const std::string& nameOrPath, std::string* error) {
     WorldSettings settings;
     SceneInfo info;
     if (!cs::loadScene(nameOrPath, model, settings, info, error)) return false;
+    const bool reload = nameOrPath == sceneName_;   // the file changed on disk: the view stays
     settings.sleeping = true;   // the app lets islands at rest sleep (the runner and the tests do not)
     sceneModel_ = std::move(model);
     sceneSettings_ = settings;
     sceneInfo_ = info;
     sceneName_ = nameOrPath;
     sceneFileTime_ = fileTime(info.path);
-    selectedBody = -1;
+    selectedBody = selectedFemBody = -1;
     mouseMode_ = MouseMode::None;
     sceneRenderer_.resetModel();
     progressiveView_.reset();
@@ -80,13 +81,14 @@ bool SandboxApp::loadScene(const std::string& nameOrPath, std::string* error) {
     camera.yaw = std::atan2(d.y, d.x);
     camera.pitch = std::asin(std::clamp(d.z / camera.distance, -1.f, 1.f));
     camera.fovY = glm::radians(float(info.cameraFovDeg));
-    camera.followBody = -1;
+    camera.followBody = camera.followFem = -1;
     camera.floorZ = floorHeight(sceneModel_);
     // Overlay sizes from the scene: forces by the mean body weight, cones by the part size.
     overlayScale_ = overlayScale(sceneModel_, settings.gravity);
     view.draw.forceScale = overlayScale_.forceScale;
     view.draw.normalLength = overlayScale_.normalLength;
     graspLoad();
+    if (!reload) femViewDefaults();
     return true;
 }
 
@@ -288,12 +290,19 @@ void SandboxApp::applyEvent(const SessionEvent& event, bool log) {
     }
     case SessionEventType::Reset: resetCopies(); break;
     case SessionEventType::Grasp: return;   // a record of what was detected, not an input
+    case SessionEventType::Pressure:
+        for (auto& c : copies_) {
+            std::vector<Real>& activation = c->world.state().femActivation;
+            if (e.body >= 0 && e.body < int(activation.size())) activation[e.body] = e.pressure;
+        }
+        break;
     }
     if (!log) return;
     e.step = tick_;
-    // Drag targets move every frame: keep one drag event per step.
-    if (e.type == SessionEventType::Drag && !session_.events.empty() && session_.events.back().step == tick_ &&
-        session_.events.back().type == SessionEventType::Drag)
+    // Drag targets and a held pressure slider change every frame: keep one such event per step.
+    const SessionEvent* last = session_.events.empty() ? nullptr : &session_.events.back();
+    if (last && last->step == tick_ && last->type == e.type &&
+        (e.type == SessionEventType::Drag || (e.type == SessionEventType::Pressure && last->body == e.body)))
         session_.events.back() = e;
     else
         session_.events.push_back(e);

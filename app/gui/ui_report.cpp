@@ -3,11 +3,14 @@
 // One line per item, "ui-report frame=F KEY VALUE...", read by scripts/gui_test.sh: the window's
 // size, the rectangles of the windows drawn last frame, whether the settings panel's content
 // fits its area, the last tooltip's rectangle, the legend's entries, the step counter, the
-// camera's eye height over the floor, where captures go, the recording and the status line.
+// camera's eye height over the floor, where captures go, the recording and the status line;
+// the selection and what the camera follows, the deformable bodies' pressures, and where the
+// grasp's object and scale are on the screen (the windows must not cover them).
 #include <cstdio>
 
 #include "app/gui/panel_style.h"
 #include "app/gui/sandbox_app.h"
+#include "engine/grasp/grasp_player.h"
 
 namespace cs {
 
@@ -33,6 +36,28 @@ void SandboxApp::printUiReport(int frame) const {
                     double(copies_[0]->world.state().time));
     std::printf("ui-report frame=%d camera eye-z %.4f floor %.4f pitch %.2f\n", frame, double(camera.eye().z),
                 double(camera.floorZ), double(glm::degrees(camera.pitch)));
+    std::printf("ui-report frame=%d camera-target %.4f %.4f %.4f distance %.4f\n", frame, double(camera.target.x),
+                double(camera.target.y), double(camera.target.z), double(camera.distance));
+    std::printf("ui-report frame=%d selection body %d fem %d follow-body %d follow-fem %d\n", frame, selectedBody,
+                selectedFemBody, camera.followBody, camera.followFem);
+    if (!copies_.empty()) {
+        const World& w = copies_[0]->world;
+        const std::vector<Real>& act = w.state().femActivation;
+        for (size_t f = 0; f < act.size(); ++f)
+            std::printf("ui-report frame=%d fem-pressure %zu %.6g\n", frame, f, double(act[f]));
+        // The grasp's object and the scale's platform: their pixels in the first viewport.
+        const GraspSpec& spec = grasp_.driver.controller.spec();
+        auto pixel = [&](const char* name, Vec3 p) {
+            glm::vec2 px;
+            const glm::vec3 at(float(p.x), float(p.y), float(p.z));
+            if (!viewports_.empty() && camera.project(at, fbHeight_, viewports_[0], px))
+                std::printf("ui-report frame=%d pixel %s %.0f %.0f\n", frame, name, double(px.x), double(px.y));
+        };
+        if (grasp_.active() && (spec.object >= 0 || spec.objectFem >= 0))
+            pixel("grasp-object", graspObjectPosition(w, spec, false));
+        if (grasp_.active() && spec.scaleJoint >= 0)
+            pixel("scale", w.state().pos[w.model().joints[spec.scaleJoint].bodyB]);
+    }
     std::printf("ui-report frame=%d overlay force-scale %.6g normal-length %.4g weight %.6g\n", frame,
                 double(view.draw.forceScale), double(view.draw.normalLength), double(overlayScale_.typicalWeight));
     std::printf("ui-report frame=%d capture-dir %s\n", frame, captureDir_.c_str());

@@ -26,6 +26,12 @@ bool contactModelAvailable(ContactModelType type, std::string* why) {
     return false;
 }
 
+std::string femContactModelNote(const Model& model, ContactModelType type) {
+    if (model.femNodeCount() == 0 || (type != ContactModelType::PEG && type != ContactModelType::PLUS)) return "";
+    return std::string("the ") + (type == ContactModelType::PEG ? "PEG" : "PLUS") +
+           " contact model applies to rigid pairs only; deformable bodies' contacts use the standard model";
+}
+
 Contact contactFromRows(const PotentialContact& g, const ConstraintRows& rows, int i, const Spatial* u) {
     Contact c;
     c.geometry = g;
@@ -84,6 +90,7 @@ void drawContactModel(ContactModelType type, const std::vector<Contact>& contact
     const Color point{1.0f, 0.85f, 0.1f, 1}, penetrating{1.0f, 0.1f, 0.1f, 1}, normal{0.2f, 0.6f, 1.0f, 1};
     const Color stick{0.1f, 0.9f, 0.3f, 0.35f}, slip{1.0f, 0.3f, 0.2f, 0.35f}, force{1.0f, 0.5f, 0.0f, 1};
     for (const Contact& c : contacts) {
+        if (c.femNode >= 0 && !f.femContacts) continue;
         const PotentialContact& g = c.geometry;
         Vec3 p = g.pointB;   // on the supporting body
         bool pen = g.gap < -f.penetrationThreshold;

@@ -37,6 +37,11 @@ struct ContactStageInput {
 bool contactModelAvailable(ContactModelType type, std::string* why);
 // Names of models, NCP functions and solvers: engine/scene/scene_loader.h.
 
+// PEG and PLUS build rows for rigid pairs only; a model with deformable bodies run under them
+// has its node contacts made by the standard model (fem_contact.h). The note saying so (the
+// world prints it once, the app shows it), or "" where it does not apply.
+std::string femContactModelNote(const Model& model, ContactModelType type);
+
 void contactPreSolve(const ContactStageInput& in, BodyVelocities& bodies);
 void buildContactRows(const ContactStageInput& in, ConstraintRows& rows);
 // After the world integrated the solved velocities: a model that integrated bodies itself (the

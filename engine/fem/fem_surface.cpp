@@ -8,6 +8,17 @@
 
 namespace cs {
 
+namespace {
+
+// The q-quantile (0..1) of v by nearest rank; reorders v.
+Real quantile(std::vector<Real>& v, double q) {
+    const size_t k = size_t(std::lround(q * double(v.size() - 1)));
+    std::nth_element(v.begin(), v.begin() + k, v.end());
+    return v[k];
+}
+
+}  // namespace
+
 std::vector<int> femBoundaryTriangleTets(const Model& model) {
     std::map<std::array<int, 3>, int> owner;   // sorted face -> tet
     static const int kFace[4][3] = {{1, 2, 3}, {0, 3, 2}, {0, 1, 3}, {0, 2, 1}};
@@ -81,22 +92,23 @@ FemFieldRange buildFemSurface(const Model& model, const State& state, const FemS
         const std::vector<Real> volume = femTetFieldValues(model, x, FemField::VolumetricStrain);   // J - 1
         const Real rest = femFieldRest(style.field);
         range.diverging = style.field != FemField::VonMises;
-        Real lo = rest, hi = rest;
-        bool first = true;
+        std::vector<Real> seen;   // the values of the tets that are not inverted
+        seen.reserve(values.size());
         for (size_t t = 0; t < values.size(); ++t) {
             if (volume[t] <= -1) {   // J <= 0
                 ++range.inverted;
                 values[t] = std::numeric_limits<Real>::quiet_NaN();
                 continue;
             }
-            lo = first ? values[t] : std::min(lo, values[t]);
-            hi = first ? values[t] : std::max(hi, values[t]);
-            first = false;
+            seen.push_back(values[t]);
         }
-        range.seenMin = float(lo);
-        range.seenMax = float(hi);
+        if (seen.empty()) seen.push_back(rest);
+        range.seenMin = float(*std::min_element(seen.begin(), seen.end()));
+        range.seenMax = float(*std::max_element(seen.begin(), seen.end()));
         if (style.autoRange) {
-            // Symmetric about the rest value (diverging) or from 0 (von Mises), never empty.
+            // Over the 2nd to 98th percentiles, symmetric about the rest value (diverging) or from 0
+            // (von Mises), never empty.
+            const Real lo = quantile(seen, kFemRangeLow), hi = quantile(seen, kFemRangeHigh);
             const Real spread = std::max({std::fabs(hi - rest), std::fabs(lo - rest), Real(1e-9)});
             range.lo = range.diverging ? float(rest - spread) : 0.f;
             range.hi = range.diverging ? float(rest + spread) : float(std::max(hi, Real(1e-9)));

@@ -11,9 +11,12 @@
 // Colour range: fixed (lo, hi) or automatic over every tet of every FEM body of the world. The
 // strain fields are centred on their rest value (J - 1 = 0, stretch 1) and drawn with a
 // diverging map (blue below, white at rest, red above), symmetric about the rest value when
-// automatic; von Mises stress is >= 0 and drawn with a sequential map from 0. Inverted tets
-// (det F <= 0, where the stresses mean nothing) are drawn magenta and left out of the automatic
-// range, so that one of them cannot wash out the colours of the rest.
+// automatic; von Mises stress is >= 0 and drawn with a sequential map from 0. The automatic
+// range spans the 2nd to 98th percentiles of the tets' values, not their extremes: a few hot
+// tets (under a node contact, at a pinned node) are many times the rest, and a range to their
+// maximum drew a squeezed ball in the bottom colour all over. Values past the range take its end
+// colours. Inverted tets (det F <= 0, where the stresses mean nothing) are drawn magenta and left
+// out of the automatic range.
 #pragma once
 
 #include <vector>
@@ -23,6 +26,9 @@
 #include "engine/state.h"
 
 namespace cs {
+
+// The automatic range's percentiles of the tets' values.
+constexpr double kFemRangeLow = 0.02, kFemRangeHigh = 0.98;
 
 struct FemSurfaceStyle {
     bool colorByField = false;
@@ -40,7 +46,7 @@ struct FemSurfaceVertex {
 // The range the colours were mapped over, and the values seen.
 struct FemFieldRange {
     float lo = 0, hi = 1;
-    float seenMin = 0, seenMax = 0;
+    float seenMin = 0, seenMax = 0;   // the extremes of the values (not inverted tets)
     bool diverging = true;
     int inverted = 0;              // tets with det F <= 0 (drawn magenta)
 };
