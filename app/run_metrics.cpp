@@ -58,7 +58,7 @@ struct Stats {
     int contactsMax = 0, cullResolves = 0;
     double rowsMean = 0, contactsMean = 0, wallMean = 0, wallMedian = 0, wallP95 = 0, cpuMedian = 0, cpuP95 = 0;
     double newtonMean = 0, linearMean = 0, residualMean = 0, residualMax = 0, residualFinal = 0;
-    double penetrationMax = 0, overlapFinal = 0, overlapMax = 0, keFinal = 0;
+    double penetrationMax = 0, overlapFinal = 0, overlapMax = 0, keFinal = 0, keMax = 0;
 };
 
 Stats computeStats(const RunSummary& s) {
@@ -77,6 +77,7 @@ Stats computeStats(const RunSummary& s) {
         t.residualMax = std::max(t.residualMax, finiteOr(r.residual, 0));
         t.penetrationMax = std::max(t.penetrationMax, finiteOr(r.maxPenetration, 0));
         if (r.overlapVolume >= 0) t.overlapMax = std::max(t.overlapMax, r.overlapVolume);
+        t.keMax = std::max(t.keMax, finiteOr(r.kineticEnergy, 0));
     }
     double n = std::max<double>(1, double(s.records.size()));
     t.contactsMean /= n;
@@ -135,6 +136,7 @@ std::string summaryJson(const RunSummary& s) {
     j["overlap_volume_m3"] = {{"final", t.overlapFinal}, {"max", t.overlapMax}};
     j["overlap_volume_available"] = s.overlapAvailable;
     j["kinetic_energy_final_j"] = std::isfinite(t.keFinal) ? Json(t.keFinal) : Json(nullptr);
+    j["kinetic_energy_max_j"] = t.keMax;   // over the steps (finite ones)
     j["nan"] = s.nan;
     j["failed_steps"] = s.failedSteps;
     j["profile_ms"] = {{"broad_phase", 1e3 * p.broadPhase / n}, {"narrow_phase", 1e3 * p.narrowPhase / n},
@@ -170,7 +172,7 @@ void writeSummaryText(const RunSummary& s, std::FILE* out) {
     std::fprintf(out, "  asleep at end   %d bodies\n", s.sleepingFinal);
     if (s.overlapAvailable)
         std::fprintf(out, "  overlap volume  final %.3g m^3, max %.3g m^3\n", t.overlapFinal, t.overlapMax);
-    std::fprintf(out, "  kinetic energy  final %.6g J\n", t.keFinal);
+    std::fprintf(out, "  kinetic energy  final %.6g J, max %.6g J\n", t.keFinal, t.keMax);
     std::fprintf(out, "  failed steps    %d%s\n", s.failedSteps, s.nan ? "  (NaN in the state)" : "");
 }
 

@@ -45,6 +45,11 @@ struct State {
     std::vector<Real> jointControl;  // (njoint x 7)
     bool lastSolveConverged = true;  // the last step's Newton reached its tolerance (the gate of
                                      //   row culling, engine/contact/row_culling.h)
+    // The energy guard's account over the run (engine/solver/energy_guard.h), J: the mechanical
+    // energy T + V the run can hold, T + V at the last step's end, and the most kinetic energy it
+    // could have held at any step's end so far; none before the first step.
+    bool energyCounted = false;
+    Real energyBudget = 0, energyAtEnd = 0, energyAvailable = 0;
 };
 
 }  // namespace cs

@@ -11,8 +11,9 @@
 //   project         optional: moves overlapping bodies apart without changing velocities
 //                   (WorldSettings::projectionPasses, World::projectPositions)
 //
-// Each stage is timed into StepProfile. A guard after the solve (as MuJoCo's mj_checkVel)
-// catches NaN and explosions, restores the last good state and reports it; stepping goes on.
+// Each stage is timed into StepProfile. Guards after the solve (as MuJoCo's mj_checkVel) catch
+// NaN and explosions (speedGuard) and energy that nothing in the scene supplied
+// (engine/solver/energy_guard.h), restore the last good state and report it; stepping goes on.
 #include "engine/world.h"
 
 #include <chrono>
@@ -30,6 +31,7 @@
 #include "engine/fem/fem_step.h"
 #include "engine/model_builder.h"
 #include "engine/solver/ccp_solvers.h"
+#include "engine/solver/energy_guard.h"
 #include "engine/solver/integrate.h"
 #include "engine/solver/islands.h"
 #include "engine/solver/joint_coupling.h"
@@ -264,6 +266,21 @@ void World::substep(Real h) {
 
     // ---- integrate ----
     auto t = Clock::now();
+    // The energy guard (energy_guard.h): the step's energy against what could supply it, from the
+    // start state and the solved impulses and velocities, and the run's account (the budget after
+    // this step, checked at its end). It applies after the speed guard, whose NaN and speed
+    // reports come first. Not under the compliant model (energy_guard.h says why).
+    const bool guardEnergy = modelType != ContactModelType::Compliant;
+    StepEnergy energy;
+    Real budget = 0, available = 0, startEnergy = 0;
+    if (guardEnergy) {
+        energy = stepEnergy(model_, state_, s.active.data(), bv, s.rows, femRow, kFemMaxRows * model_.femTetCount(),
+                            settings.gravity, h);
+        const Real kinetic = kineticEnergy();
+        startEnergy = kinetic + gravityPotential(model_, state_, settings.gravity) + energy.fem;
+        budget = energyBudget(state_, startEnergy, energy.supplied);
+        available = state_.energyCounted ? state_.energyAvailable : kinetic;
+    }
     const SpeedGuard guard = speedGuard(h);
     int bad = -1;
     Real badSpeed = 0;
@@ -295,13 +312,28 @@ void World::substep(Real h) {
         state_.femPos[n] += h * v;
         if (!isFinite(state_.femPos[n])) badNode = n;
     }
-    if (bad >= 0 || badNode >= 0) {
-        rollBack(lastGood, h, bad, badSpeed, guard, badNode);
+    if (bad >= 0 || badNode >= 0 || !energy.explained()) {
+        rollBack(lastGood, h, bad >= 0 || badNode >= 0 ? speedFailure(bad, badSpeed, guard, badNode) : energyFailure(energy));
         profile_.integrate = secondsSince(t);
         profile_.project = 0;
         return;
     }
     contactPostIntegrate(in, state_);
+    if (guardEnergy) {
+        const Real kinetic = kineticEnergy();
+        const Real potential = gravityPotential(model_, state_, settings.gravity) + energy.femEnd;
+        available = std::fmax(available, budget - potential);
+        if (!runEnergyExplained(kinetic, available, startEnergy)) {
+            rollBack(lastGood, h, runEnergyFailure(kinetic, available));
+            profile_.integrate = secondsSince(t);
+            profile_.project = 0;
+            return;
+        }
+        state_.energyCounted = true;
+        state_.energyBudget = budget;
+        state_.energyAtEnd = kinetic + potential;
+        state_.energyAvailable = available;
+    }
     if (sleeping) keepSleepingWarm(model_, state_, state_.warm, s.sleepWarm);
     storeContactResults(in, s.rows, bv, contacts_, state_.warm);
     if (sleeping) mergeSleepingWarm(s.sleepWarm, state_.warm);
@@ -368,10 +400,8 @@ World::SpeedGuard World::speedGuard(Real h) const {
     return g;
 }
 
-// Guard at the stage boundary: positions back to the step's start, every velocity to zero (a
-// repeat of the same velocities would repeat the failure), warm starts dropped, time advanced so
-// that stepping goes on. The message says what was lost.
-void World::rollBack(const State& lastGood, Real h, int body, Real speed, const SpeedGuard& guard, int node) {
+// What the speed guard caught, from the state the step left (before the roll-back).
+std::string World::speedFailure(int body, Real speed, const SpeedGuard& guard, int node) const {
     const Scratch& s = *scratch_;
     char what[160];
     const bool finite = body >= 0 ? isFinite(state_.pos[body]) && isFinite(state_.rot[body]) : isFinite(state_.femPos[node]);
@@ -382,6 +412,17 @@ void World::rollBack(const State& lastGood, Real h, int body, Real speed, const 
     else
         std::snprintf(what, sizeof what, "moves at %.3g m/s, above %g x the scene's %.3g m/s speed scale", speed,
                       double(kSpeedScaleFactor), guard.scale);
+    char who[160];
+    if (body >= 0) std::snprintf(who, sizeof who, "body '%s'", model_.bodyName[body].c_str());
+    else std::snprintf(who, sizeof who, "deformable body '%s' node %d",
+                       model_.femBodies[model_.femNodeBody[node]].name.c_str(), node);
+    return std::string(who) + " " + what;
+}
+
+// Guard at the stage boundary: positions back to the step's start, every velocity to zero (a
+// repeat of the same velocities would repeat the failure), warm starts dropped, time advanced so
+// that stepping goes on. The message says what was caught and what was lost.
+void World::rollBack(const State& lastGood, Real h, const std::string& cause) {
     state_ = lastGood;
     const Real energy = kineticEnergy();
     int moving = 0;
@@ -398,17 +439,13 @@ void World::rollBack(const State& lastGood, Real h, int body, Real speed, const 
     state_.jointWarm.clear();
     state_.femWarm.clear();
     state_.femContactWarm.clear();
-    char who[160];
-    if (body >= 0) std::snprintf(who, sizeof who, "body '%s'", model_.bodyName[body].c_str());
-    else std::snprintf(who, sizeof who, "deformable body '%s' node %d",
-                       model_.femBodies[model_.femNodeBody[node]].name.c_str(), node);
     char nodes[64] = "";
     if (movingNodes > 0) std::snprintf(nodes, sizeof nodes, " and %d FEM nodes", movingNodes);
     char buffer[640];
     std::snprintf(buffer, sizeof buffer,
-                  "step at t=%.6g s: %s %s; rolled back: the step's start positions kept, the velocities of "
+                  "step at t=%.6g s: %s; rolled back: the step's start positions kept, the velocities of "
                   "%d moving bodies%s set to zero (%.3g J of kinetic energy dropped), warm starts cleared",
-                  double(state_.time), who, what, moving, nodes, double(energy));
+                  double(state_.time), cause.c_str(), moving, nodes, double(energy));
     lastError_ = buffer;
     state_.time += h;
     lastStepFailed_ = true;

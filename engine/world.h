@@ -251,7 +251,9 @@ public:
     Transform bodyTransform(int body) const { return {state_.pos[body], state_.rot[body]}; }
     Transform shapeTransform(int shape) const;
 
-    // Guards at stage boundaries: the last step produced NaN or exploded and was rolled back.
+    // Guards at stage boundaries: the last step produced NaN, exploded (a speed beyond the scene's
+    // scale) or added kinetic energy that nothing in the scene supplied (energy_guard.h), and was
+    // rolled back.
     bool lastStepFailed() const { return lastStepFailed_; }
     const std::string& lastError() const { return lastError_; }
     int failedSteps() const { return failedSteps_; }
@@ -294,8 +296,10 @@ private:
     void substep(Real h);
     SpeedGuard speedGuard(Real h) const;
     Real bodyReach(int body) const;
-    // body < 0: the FEM node `node` failed.
-    void rollBack(const State& lastGood, Real h, int body, Real speed, const SpeedGuard& guard, int node = -1);
+    // What the speed guard caught: body `body` (or, body < 0, FEM node `node`) at `speed`.
+    std::string speedFailure(int body, Real speed, const SpeedGuard& guard, int node) const;
+    // Back to lastGood with every velocity zero; `cause` says what the guard caught.
+    void rollBack(const State& lastGood, Real h, const std::string& cause);
     void findShapePairs(const State& at, const NarrowPhaseSettings& narrow);   // broad phase into the scratch
     bool widenDetection(const NarrowPhaseSettings& narrow, bool fromStart);   // the redetection's test
     void projectPositions();                                  // the optional last stage

@@ -148,7 +148,10 @@ TEST_CASE("guard: a rollback says what it dropped; a non-finite pose is a failed
 TEST_CASE("runner: a stack collapsed by Jacobi reads as deep penetration, not as perfect") {
     // heavy_stack with Jacobi collapses (every cube ends near one spot without the deep-overlap
     // contacts); before, max_penetration_m read 0.028 m while the cubes overlapped by 10 m^3.
-    const std::string cmd = std::string("'") + CS_SANDBOX_EXE + "' run heavy_stack --solver jacobi --json 2>/dev/null";
+    // At Jacobi's 40 iterations the stack now sinks by 7 cm only: the energy guard rolls back the
+    // steps that threw its boxes apart (issue 36). With 5 it still collapses (0.63 m, 1.2 m^3).
+    const std::string cmd =
+        std::string("'") + CS_SANDBOX_EXE + "' run heavy_stack --solver jacobi --iters 5 --json 2>/dev/null";
     FILE* p = popen(cmd.c_str(), "r");
     REQUIRE(p != nullptr);
     std::string out;

@@ -7,14 +7,37 @@
 #include <sstream>
 
 #include "engine/scene/scene_loader.h"
+#include "engine/solver/ccp_solvers.h"
 
 namespace cs {
 
-std::string CopySpec::label() const {
+void CopySpec::apply(WorldSettings& s) const {
+    s.solver.contactModel = model;
+    s.solver.linearSolver = solver;
+    if (model == ContactModelType::CCP && ccpSolver) s.solver.ccp.solver = *ccpSolver;
+    if (hyperplane) s.hyperplaneFaces = true;
+}
+
+CopySpec CopySpec::of(const WorldSettings& s) {
+    CopySpec spec;
+    spec.model = s.solver.contactModel;
+    spec.solver = s.solver.linearSolver;
+    if (spec.model == ContactModelType::CCP) spec.ccpSolver = s.solver.ccp.solver;
+    spec.hyperplane = s.hyperplaneFaces;
+    return spec;
+}
+
+std::string copyLabel(const WorldSettings& s) {
+    const SolverSettings& p = s.solver;
     // The standard model on hyperplane faces is the variant `sandbox experiment` calls "hyperplane".
-    std::string name = contactModelName(model);
-    if (hyperplane) name = model == ContactModelType::Standard ? "hyperplane" : name + "+hyperplane";
-    return name + "/" + solverTypeName(solver);
+    std::string name = contactModelName(p.contactModel);
+    if (s.hyperplaneFaces) name = p.contactModel == ContactModelType::Standard ? "hyperplane" : name + "+hyperplane";
+    const std::string newton = "newton " + std::to_string(p.newtonIterations) + " x " +
+                               solverTypeName(p.linearSolver) + " " + std::to_string(p.linearIterations);
+    if (p.contactModel == ContactModelType::CCP && p.ccp.solver != CcpSolverType::Newton)
+        return name + "/" + ccpSolverName(p.ccp.solver) + " " + std::to_string(p.ccp.iterations);
+    if (p.contactModel == ContactModelType::Compliant) return name + "/rk-merson + " + newton;
+    return name + "/" + newton;
 }
 
 void SettingOverrides::apply(WorldSettings& s) const {
@@ -41,13 +64,31 @@ bool parseCompareList(const std::string& text, std::vector<CopySpec>& out, std::
         spec.hyperplane = model == "hyperplane";
         if (spec.hyperplane) model = "standard";
         if (!parseContactModelName(model, spec.model)) {
-            *error = "--compare: unknown contact model '" + model + "' (standard, hyperplane, peg, plus, compliant)";
+            *error = "--compare: unknown contact model '" + model + "' (standard, hyperplane, peg, plus, compliant, ccp)";
             return false;
         }
+        const bool ccp = spec.model == ContactModelType::CCP;
         if (slash != std::string::npos) {
+            // A linear solver means Newton with it, for every model (CopySpec); pj, pgs and apgd
+            // are CCP's own methods. "newton" alone is refused: it would leave the linear solver unsaid.
             std::string solver = item.substr(slash + 1);
-            if (!parseSolverTypeName(solver, spec.solver)) {
-                *error = "--compare: unknown linear solver '" + solver + "' (jacobi, gs, pcg, pcr)";
+            CcpSolverType method;
+            if (parseSolverTypeName(solver, spec.solver)) {
+                if (ccp) spec.ccpSolver = CcpSolverType::Newton;
+            } else if (parseCcpSolverName(solver.c_str(), method) && method != CcpSolverType::Newton) {
+                if (!ccp) {
+                    *error = "--compare: '" + item + "': " + solver + " is a method of the ccp model; " + model +
+                             " takes a linear solver (jacobi, gs, pcg, pcr)";
+                    return false;
+                }
+                spec.ccpSolver = method;
+            } else if (solver == "newton") {
+                *error = "--compare: '" + item + "': name Newton's linear solver instead (" + model +
+                         "/pcr is Newton with PCR)";
+                return false;
+            } else {
+                *error = "--compare: unknown solver '" + solver + "' in '" + item + "' (jacobi, gs, pcg, pcr" +
+                         (ccp ? ": ccp's Newton with that linear solver; or ccp's pj, pgs, apgd)" : ")");
                 return false;
             }
         }
@@ -191,8 +232,11 @@ bool parseGuiOptions(int argc, char** argv, bool record, GuiOptions& o, std::str
 
 const char* guiUsage() {
     return "usage: sandbox gui [SCENE] [options]\n"
-           "  --compare 'standard/pcr,standard/jacobi'  2 to 4 copies side by side (MODEL/SOLVER; MODEL\n"
-           "                      standard, hyperplane (standard on faces as hyperplanes), peg, plus, compliant)\n"
+           "  --compare 'standard/pcr,standard/jacobi'  2 to 4 copies side by side, MODEL[/SOLVER] each:\n"
+           "                      MODEL standard, hyperplane (standard on faces as hyperplanes), peg, plus,\n"
+           "                      compliant, ccp; SOLVER jacobi, gs, pcg, pcr: Newton with that linear solver\n"
+           "                      (ccp too: its Newton over the relaxed rows), or ccp's own pj, pgs, apgd;\n"
+           "                      none: pcr (ccp: the scene's method). Each copy's label names what it runs\n"
            "  --model M --ncp fb|min --solver S --newton N --linear N --dt S --substeps N\n"
            "  --friction X --gravity gz|gx,gy,gz        settings over the scene's own\n"
            "  --size WxH (default 1280x720)  --shadows | --no-shadows (default: on with a GPU)\n"

@@ -12,13 +12,30 @@
 
 namespace cs {
 
-// One copy of a side-by-side comparison: "standard/pcr" names a contact model and a linear solver.
+// One copy of a side-by-side comparison, as --compare names it: MODEL[/SOLVER].
+//   MODEL/jacobi|gs|pcg|pcr   the non-smooth Newton iteration with that linear solver. Under the
+//                             CCP model too: its Newton over the relaxed rows (CcpSolverType::Newton)
+//                             is the one CCP method that has a linear solver, so "ccp/pcr" runs what
+//                             "standard/pcr" runs, on CCP's rows. (It used to run the scene's APGD
+//                             under the label "ccp/pcr", with PCR in no part of it: issue 36.)
+//   ccp/pj|pgs|apgd           the CCP model's first-order methods, which have no linear solver.
+//   MODEL                     PCR; under ccp, the scene's own CCP method.
+// How many iterations each method takes stays the scene's (or --newton, --linear); the copy's
+// label (copyLabel) names them as they run.
 struct CopySpec {
     ContactModelType model = ContactModelType::Standard;
     LinearSolverType solver = LinearSolverType::PCR;
+    std::optional<CcpSolverType> ccpSolver;   // CCP model: the method the spec named; none: the scene's
     bool hyperplane = false;   // faces as hyperplanes (WorldSettings::hyperplaneFaces); "hyperplane" in --compare
-    std::string label() const;
+    void apply(WorldSettings& s) const;   // the model, its method and solver, the faces, over s
+    static CopySpec of(const WorldSettings& s);   // what s runs, as a spec
 };
+
+// A copy's label: the contact model, then how its step is solved with the iteration caps, read
+// from the settings it runs with: "standard/newton 8 x pcr 40", "ccp/apgd 100", "ccp/newton 8 x
+// pcr 40", "hyperplane/newton 8 x pcr 40" (the standard model on hyperplane faces), "compliant/
+// rk-merson + newton 8 x pcr 40" (contacts as forces in its own integrator, joints by Newton).
+std::string copyLabel(const WorldSettings& s);
 
 // Setting overrides from the command line, applied over the scene's own settings.
 struct SettingOverrides {
@@ -65,7 +82,8 @@ struct GuiOptions {
 // options and requires --out. Returns false with a one-line *error.
 bool parseGuiOptions(int argc, char** argv, bool record, GuiOptions& out, std::string* error);
 
-// "standard/pcr,standard/jacobi" -> copies; false with *error on an unknown name or > 4 copies.
+// "standard/pcr,standard/jacobi" -> copies; false with a one-line *error on an unknown name, a
+// CCP method under another model, or more than 4 copies.
 bool parseCompareList(const std::string& text, std::vector<CopySpec>& out, std::string* error);
 
 const char* guiUsage();

@@ -27,9 +27,9 @@ void SandboxApp::drawComparisonTable() {
                  ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize |
                      ImGuiWindowFlags_NoScrollbar);
     const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
-    if (ImGui::BeginTable("compare", 9, flags)) {
+    if (ImGui::BeginTable("compare", 10, flags)) {
         const char* headers[] = {"copy", "step (ms)", "Newton it.", "linear it.", "residual",
-                                 "max pen. (mm)", "overlap (cm3)", "kinetic (J)", "max diverg. (m)"};
+                                 "max pen. (mm)", "overlap (cm3)", "kinetic (J)", "failed steps", "max diverg. (m)"};
         for (const char* hd : headers) ImGui::TableSetupColumn(hd);
         ImGui::TableHeadersRow();
         for (int i = 0; i < copyCount(); ++i) {
@@ -52,6 +52,18 @@ void SandboxApp::drawComparisonTable() {
             ImGui::Text("%.4f", double(c.overlapVolume * 1e6));
             ImGui::TableNextColumn();
             ImGui::Text("%.4g", double(c.world.kineticEnergy()));
+            ImGui::TableNextColumn();
+            // Steps the speed and energy guards rolled back (World::lastStepFailed), the last one's
+            // message on hover.
+            if (c.failedSteps > 0) ImGui::TextColored(ImVec4(1.f, 0.35f, 0.3f, 1.f), "%d", c.failedSteps);
+            else ImGui::Text("0");
+            if (c.failedSteps > 0 && ImGui::IsItemHovered() && !c.lastFailure.empty()) {
+                ImGui::BeginTooltip();
+                ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40.f);
+                ImGui::TextUnformatted(c.lastFailure.c_str());
+                ImGui::PopTextWrapPos();
+                ImGui::EndTooltip();
+            }
             ImGui::TableNextColumn();
             if (i == 0) ImGui::TextDisabled("reference");
             else ImGui::Text("%.2e (#%d)", double(c.maxDivergence), c.maxDivergenceBody);

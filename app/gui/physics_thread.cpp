@@ -78,6 +78,7 @@ bool SandboxApp::stepInBackground(int steps) {
         else if (d.femTri >= 0) c->stepping->setFemDrag(d.femTri, d.femWeights, d.target);
         else c->stepping->clearDrag();
         c->stepError.clear();
+        c->jobFailedSteps = 0;
         list.push_back(c.get());
     }
     jobStepMs_.assign(list.size(), 0);
@@ -113,7 +114,10 @@ void SandboxApp::physicsLoop() {
                 job.driver.apply(w);   // the grasp's command as the job began (grasp_ui.h)
                 w.step();
                 jobStepMs_[i] = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-                if (w.lastStepFailed()) job.copies[i]->stepError = w.lastError();
+                if (w.lastStepFailed()) {
+                    job.copies[i]->stepError = w.lastError();
+                    job.copies[i]->jobFailedSteps++;
+                }
             }
             ++done;
             if (Clock::now() - start > kJobBudget) break;
@@ -160,7 +164,11 @@ void SandboxApp::adoptSteps() {
         c.world.settings = c.stepping->settings;          // the UI's, changed or not meanwhile
         c.world.dragSettings = c.stepping->dragSettings;
         c.stepMs = jobStepMs_[i];
-        if (!c.stepError.empty()) status = c.label + ": " + c.stepError;
+        c.failedSteps += c.jobFailedSteps;
+        if (!c.stepError.empty()) {
+            status = c.label + ": " + c.stepError;
+            c.lastFailure = c.stepError;
+        }
     }
     reapplying_ = true;
     for (const SessionEvent& e : pendingEvents_) applyEvent(e, false);

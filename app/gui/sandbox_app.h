@@ -52,6 +52,12 @@ struct SimCopy {
     World world;                       // what the UI shows and changes (applyEvent)
     std::unique_ptr<World> stepping;   // the physics thread's copy while it steps (physics_thread.cpp)
     std::string stepError;             // the physics thread's last failed-step message
+    int jobFailedSteps = 0;            // steps of the physics thread's job that the guards rolled back
+    // Steps the guards (World::lastStepFailed) rolled back since the copy was made or reset, and
+    // the last one's message: the comparison table's column. Counted here, not by World, whose
+    // count would not survive the swap of worlds with the physics thread (adoptSteps).
+    int failedSteps = 0;
+    std::string lastFailure;
     // maxPenetration of the job's last state, taken on the physics thread (a broad and narrow
     // phase: 16 to 90 ms on the 20,000-box pile, too long for the UI thread); -1: none.
     Real jobPenetration = -1;

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/scene/scene_loader.h"
+#include "engine/solver/ccp_solvers.h"
 
 namespace cs {
 
@@ -41,7 +42,9 @@ Json settingsJson(const WorldSettings& s) {
                 {"regularization", s.solver.regularization},
                 {"warmStart", s.solver.warmStart},
                 {"complementarityPreconditioner", s.solver.complementarityPreconditioner},
-                {"stabilization", s.solver.stabilization}};
+                {"stabilization", s.solver.stabilization},
+                {"ccpSolver", ccpSolverName(s.solver.ccp.solver)},
+                {"ccpIterations", s.solver.ccp.iterations}};
 }
 
 WorldSettings settingsFromJson(const Json& j) {
@@ -71,6 +74,10 @@ WorldSettings settingsFromJson(const Json& j) {
     s.solver.warmStart = j.at("warmStart").get<bool>();
     s.solver.complementarityPreconditioner = j.at("complementarityPreconditioner").get<bool>();
     s.solver.stabilization = j.at("stabilization").get<Real>();
+    // The CCP model's method and iterations: absent before issue 36 (the engine's defaults then).
+    if (j.contains("ccpSolver") && !parseCcpSolverName(j.at("ccpSolver").get<std::string>().c_str(), s.solver.ccp.solver))
+        throw std::runtime_error("unknown CCP solver " + j.at("ccpSolver").get<std::string>());
+    s.solver.ccp.iterations = j.value("ccpIterations", s.solver.ccp.iterations);
     return s;
 }
 

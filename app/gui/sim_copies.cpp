@@ -38,7 +38,8 @@ bool sameSettings(const WorldSettings& a, const WorldSettings& b) {
            p.newtonIterations == q.newtonIterations && p.linearIterations == q.linearIterations &&
            p.newtonTolerance == q.newtonTolerance && p.linearTolerance == q.linearTolerance &&
            p.damping == q.damping && p.regularization == q.regularization && p.warmStart == q.warmStart &&
-           p.complementarityPreconditioner == q.complementarityPreconditioner && p.stabilization == q.stabilization;
+           p.complementarityPreconditioner == q.complementarityPreconditioner && p.stabilization == q.stabilization &&
+           p.ccp.solver == q.ccp.solver && p.ccp.iterations == q.ccp.iterations;
 }
 
 // A session records the settings the panels change (session.cpp settingsJson). The others (the
@@ -99,20 +100,14 @@ void SandboxApp::setCopies(const std::vector<CopySpec>& specs) {
         auto c = std::make_unique<SimCopy>();
         WorldSettings s = sceneSettings_;
         options_.overrides.apply(s);
-        if (!specs.empty()) {
-            s.solver.contactModel = specs[i].model;
-            s.solver.linearSolver = specs[i].solver;
-            if (specs[i].hyperplane) s.hyperplaneFaces = true;
-        }
+        if (!specs.empty()) specs[i].apply(s);
         std::string why;
         if (!contactModelAvailable(s.solver.contactModel, &why)) {
             status = why + "; using standard";
             s.solver.contactModel = ContactModelType::Standard;
         }
-        c->spec.model = s.solver.contactModel;
-        c->spec.solver = s.solver.linearSolver;
-        c->spec.hyperplane = s.hyperplaneFaces;
-        c->label = c->spec.label();
+        c->spec = CopySpec::of(s);
+        c->label = copyLabel(s);
         c->world = World(sceneModel_, s);
         copies_.push_back(std::move(c));
     }
@@ -142,6 +137,8 @@ void SandboxApp::resetCopies() {
         c->historyStepMs.clear();
         c->historyPenetration.clear();
         c->historyEnergy.clear();
+        c->failedSteps = 0;
+        c->lastFailure.clear();
     }
     applyFemDeform();
     sceneRenderer_.resetModel();
@@ -165,7 +162,11 @@ void SandboxApp::stepCopies() {
         c->world.step();
         c->stepMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s0).count();
         if (c->world.settings.solver.contactModel == ContactModelType::PLUS) impact.capture(int(i), tick_);
-        if (c->world.lastStepFailed()) status = c->label + ": " + c->world.lastError();
+        if (c->world.lastStepFailed()) {
+            status = c->label + ": " + c->world.lastError();
+            c->lastFailure = c->world.lastError();
+            ++c->failedSteps;
+        }
     }
     stepWallMs_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     ++tick_;
@@ -277,10 +278,7 @@ void SandboxApp::applyEvent(const SessionEvent& event, bool log) {
             if (replaying_) {
                 // Replaying under another model or solver: the command line wins.
                 options_.overrides.apply(s);
-                if (!options_.compare.empty()) {
-                    s.solver.contactModel = copies_[i]->spec.model;
-                    s.solver.linearSolver = copies_[i]->spec.solver;
-                }
+                if (!options_.compare.empty()) copies_[i]->spec.apply(s);
             }
             copies_[i]->world.settings = s;
             copies_[i]->world.wakeAll();   // gravity, friction, the step: a sleeping island may no longer rest
@@ -313,10 +311,8 @@ void SandboxApp::logSettingsChanges() {
         WorldSettings& s = copies_[i]->world.settings;
         clampSettings(s);
         if (sameSettings(s, loggedSettings_[i])) continue;
-        copies_[i]->spec.model = s.solver.contactModel;
-        copies_[i]->spec.solver = s.solver.linearSolver;
-        copies_[i]->spec.hyperplane = s.hyperplaneFaces;
-        copies_[i]->label = copies_[i]->spec.label();
+        copies_[i]->spec = CopySpec::of(s);
+        copies_[i]->label = copyLabel(s);
         SessionEvent e;
         e.type = SessionEventType::Settings;
         e.copy = i;
@@ -345,16 +341,10 @@ bool SandboxApp::startReplay(const std::string& path, std::string* error) {
     for (int i = 0; i < copyCount(); ++i) {
         WorldSettings base = s.settings[std::min<size_t>(i, s.settings.size() - 1)];
         options_.overrides.apply(base);
-        if (!options_.compare.empty()) {
-            base.solver.contactModel = copies_[i]->spec.model;
-            base.solver.linearSolver = copies_[i]->spec.solver;
-            if (copies_[i]->spec.hyperplane) base.hyperplaneFaces = true;
-        }
+        if (!options_.compare.empty()) copies_[i]->spec.apply(base);
         copies_[i]->world.settings = base;
-        copies_[i]->spec.model = base.solver.contactModel;
-        copies_[i]->spec.solver = base.solver.linearSolver;
-        copies_[i]->spec.hyperplane = base.hyperplaneFaces;
-        copies_[i]->label = copies_[i]->spec.label();
+        copies_[i]->spec = CopySpec::of(base);
+        copies_[i]->label = copyLabel(base);
         loggedSettings_[i] = base;
         session_.settings[i] = base;
         session_.copies[i] = copies_[i]->label;

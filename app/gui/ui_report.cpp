@@ -2,10 +2,11 @@
 //
 // One line per item, "ui-report frame=F KEY VALUE...", read by scripts/gui_test.sh: the window's
 // size, the rectangles of the windows drawn last frame, whether the settings panel's content
-// fits its area, the last tooltip's rectangle, the legend's entries, the step counter, the
-// camera's eye height over the floor, where captures go, the recording and the status line;
-// the selection and what the camera follows, the deformable bodies' pressures, and where the
-// grasp's object and scale are on the screen (the windows must not cover them).
+// fits its area, the last tooltip's rectangle, the legend's entries, the step counter, each
+// copy's label and failed steps, the camera's eye height over the floor, where captures go, the
+// recording and the status line; the selection and what the camera follows, the deformable
+// bodies' pressures, and where the grasp's object and scale are on the screen (the windows must
+// not cover them).
 #include <cstdio>
 
 #include "app/gui/panel_style.h"
@@ -34,6 +35,9 @@ void SandboxApp::printUiReport(int frame) const {
     if (!copies_.empty())
         std::printf("ui-report frame=%d steps %lld time %.6f\n", frame, stepsSinceReset(),
                     double(copies_[0]->world.state().time));
+    for (size_t i = 0; i < copies_.size(); ++i)   // the comparison table's label and failed steps
+        std::printf("ui-report frame=%d copy %zu %s | failed %d | kinetic %.4g\n", frame, i + 1, copies_[i]->label.c_str(),
+                    copies_[i]->failedSteps, double(copies_[i]->world.kineticEnergy()));
     std::printf("ui-report frame=%d camera eye-z %.4f floor %.4f pitch %.2f\n", frame, double(camera.eye().z),
                 double(camera.floorZ), double(glm::degrees(camera.pitch)));
     std::printf("ui-report frame=%d camera-target %.4f %.4f %.4f distance %.4f\n", frame, double(camera.target.x),

@@ -38,6 +38,11 @@ struct StepCounters {
     int femContacts, femContactWarm, neededFemContacts;   // FEM contacts (node-part, then node-triangle), their warm cache
     int femTriContacts;        // of the femContacts, the node-triangle ones (FEM-FEM and self contact)
     int bad;                   // the guard fired in this substep
+    int femNodes, femTets;     // the model's FEM counts (bounds of the energy guard's sums)
+    Vec3 energyBodies, energyNodes, energyTets;   // the energy guard's sums (pipeline_energy.h)
+    Real energyRows;
+    int energyFailed;          // the energy guard fired in this substep
+    Real energyRise, energyAllowed;   // J: its step's rise and what could supply it
     int failedSteps;           // substeps rolled back by the guard in this step
     int overflow;              // a count exceeded its buffer: grow and run the step again
     int neededPairs, neededContacts, neededSlots;   // the largest counts of the step

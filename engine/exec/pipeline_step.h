@@ -10,6 +10,7 @@
 //   solve        non-smooth Newton with Jacobi / Gauss-Seidel / PCG / PCR   pipeline_newton.h
 //                (the CCP model's PJ / PGS / APGD: pipeline_ccp.h, pipeline_ccp_solve.h; its
 //                Newton with the APGD fallback: pipeline_ccp_newton.h)
+//   energy       the energy guard (engine/solver/energy_guard.h)            pipeline_energy.h
 //   integrate    the velocity guard (roll back the substep), integration, the warm-start cache
 //   (FEM)        nodes, element and attachment rows, node integration       pipeline_fem.h
 //                boundary nodes against rigid parts                          pipeline_fem_contact.h
@@ -28,6 +29,7 @@
 
 #include "engine/exec/pipeline_collide.h"
 #include "engine/exec/pipeline_ccp_newton.h"
+#include "engine/exec/pipeline_energy.h"
 #include "engine/exec/pipeline_fem.h"
 #include "engine/exec/pipeline_fem_contact.h"
 #include "engine/exec/pipeline_joints.h"
@@ -42,9 +44,10 @@ struct PipelineBufferStats {
     long long growthEvents = 0;                        // steps re-run after a buffer grew
 };
 
-// The guard of World::substep (NaN or |v|_1 beyond the speed limit: roll back to the substep's
-// start with zero velocities), the integration ([NSN] eq. 63), and the warm-start cache of the
-// next substep (storeStandardResults: one entry per kept contact, already in key order).
+// The guard of World::substep (NaN or |v|_1 beyond the speed limit, or the energy guard before it,
+// pipeline_energy.h: roll back to the substep's start with zero velocities), the integration
+// ([NSN] eq. 63), and the warm-start cache of the next substep (storeStandardResults: one entry
+// per kept contact, already in key order).
 template <class Exec>
 void recordIntegrate(Exec& ex, PipelineData<Exec>& d, Real h) {
     const FlatModelView m = d.model;
@@ -125,6 +128,7 @@ void recordStep(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws, bool s
         else recordSolve(ex, d, ws.solver, h, sorted);
         ex.stamp(t + 4);
         recordFemGuard(ex, d);
+        recordEnergyGuard(ex, d, ws, h);
         recordIntegrate(ex, d, h);
         recordFemIntegrate(ex, d, h);
         recordJointStore(ex, d);

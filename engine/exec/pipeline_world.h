@@ -199,6 +199,8 @@ void PipelineWorld<Exec>::step() {
         start.time = time_;
         start.bodies = n;
         start.shapes = d_.shapes;
+        start.femNodes = nodes;
+        start.femTets = d_.fem.tets;
         start.warmCount = warmCount_;
         start.femWarm = femWarm_;
         start.femContactWarm = femContactWarm_;
