@@ -76,6 +76,9 @@ bool SceneRenderer::init(std::string* error) {
     if (!meshProgram_) return false;
     shadowProgram_ = buildProgram(kShader_shadow_vert, kShader_shadow_frag, "shadow", error);
     if (!shadowProgram_) return false;
+    skyProgram_ = buildProgram(kShader_sky_vert, kShader_sky_frag, "sky", error);
+    if (!skyProgram_) return false;
+    glGenVertexArrays(1, &skyVao_);   // the core profile draws only with a vertex array bound
     resetModel();
     return true;
 }
@@ -96,6 +99,8 @@ void SceneRenderer::shutdown() {
         if (m.fbo) glDeleteFramebuffers(1, &m.fbo);
     }
     shadowMaps_.clear();
+    if (skyVao_) glDeleteVertexArrays(1, &skyVao_);
+    skyVao_ = 0;
 }
 
 void SceneRenderer::resetModel() {
@@ -225,7 +230,7 @@ void SceneRenderer::gatherInstances(const World& world, int selectedBody, bool u
         if (!world.isActive(b)) continue;
         Transform bt{state.pos[b], state.rot[b]};
         Color3 c = bodyColor(model, b);
-        if (world.isAsleep(b)) {
+        if (greyAsleep && world.isAsleep(b)) {
             // Asleep: grey, keeping 15% of its hue (a dim blue was lost among blue and purple bodies).
             float grey = 0.25f + 0.4f * (0.3f * c.r + 0.59f * c.g + 0.11f * c.b);
             c = {grey + 0.15f * (c.r - grey), grey + 0.15f * (c.g - grey), grey + 0.15f * (c.b - grey)};
@@ -251,7 +256,7 @@ void SceneRenderer::gatherInstances(const World& world, int selectedBody, bool u
     if (needGroundPlane_) {
         BodyInstance inst;
         setInstanceRow(inst, Transform{{0, 0, 0}, quatIdentity()}, 1.f);
-        inst.color[0] = 0.52f; inst.color[1] = 0.53f; inst.color[2] = 0.55f; inst.color[3] = 3.f;
+        inst.color[0] = 0.56f; inst.color[1] = 0.57f; inst.color[2] = 0.58f; inst.color[3] = 3.f;
         meshes_[planeMesh_].opaque.instances.push_back(inst);
     }
     if (upload) uploadInstances();
@@ -365,6 +370,25 @@ void SceneRenderer::renderShadows(const Camera& camera, int slot) {
     glUseProgram(0);
 }
 
+void SceneRenderer::setKeyLight(const Camera& camera) {
+    const float azimuth = camera.yaw + glm::radians(35.f), elevation = glm::radians(45.f);
+    lightDir = {std::cos(elevation) * std::cos(azimuth), std::cos(elevation) * std::sin(azimuth), std::sin(elevation)};
+}
+
+void SceneRenderer::renderSky(const Camera& camera, const Viewport& vp) {
+    glDisable(GL_DEPTH_TEST);
+    glDepthMask(GL_FALSE);
+    glUseProgram(skyProgram_);
+    const glm::mat4 inverse = glm::inverse(camera.viewProj(vp));
+    glUniformMatrix4fv(glGetUniformLocation(skyProgram_, "uInvViewProj"), 1, GL_FALSE, glm::value_ptr(inverse));
+    glUniform3fv(glGetUniformLocation(skyProgram_, "uHorizon"), 1, glm::value_ptr(horizon));
+    glUniform3fv(glGetUniformLocation(skyProgram_, "uZenith"), 1, glm::value_ptr(zenith));
+    glBindVertexArray(skyVao_);
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+    glBindVertexArray(0);
+    glDepthMask(GL_TRUE);
+}
+
 void SceneRenderer::render(const Camera& camera, const Viewport& vp, int slot) {
     renderRange(camera, vp, slot, 0, SIZE_MAX);
 }
@@ -379,6 +403,11 @@ void SceneRenderer::renderRange(const Camera& camera, const Viewport& vp, int sl
     // (a quarter of llvmpipe's time on the 20,000-box pile). The see-through pass keeps both.
     glEnable(GL_CULL_FACE);
     glViewport(vp.x, vp.y, vp.width, vp.height);
+    if (first == 0) {   // the first (or only) slice lays down the sky behind everything
+        renderSky(camera, vp);
+        ++drawCalls;
+    }
+    glEnable(GL_DEPTH_TEST);
     bool shadowed = shadows && slot < (int)shadowMaps_.size() && shadowMaps_[slot].texture;
     glm::mat4 lightViewProj = shadowed ? shadowMaps_[slot].lightViewProj : glm::mat4(1.f);
     glUseProgram(meshProgram_);
@@ -391,6 +420,7 @@ void SceneRenderer::renderRange(const Camera& camera, const Viewport& vp, int sl
     glUniform3fv(glGetUniformLocation(meshProgram_, "uCameraPos"), 1, glm::value_ptr(eye));
     glUniform1i(glGetUniformLocation(meshProgram_, "uShadows"), shadowed ? 1 : 0);
     glUniform1f(glGetUniformLocation(meshProgram_, "uGridSpacing"), gridSpacing);
+    glUniform3fv(glGetUniformLocation(meshProgram_, "uHorizon"), 1, glm::value_ptr(horizon));
     glActiveTexture(GL_TEXTURE0);
     glBindTexture(GL_TEXTURE_2D, shadowed ? shadowMaps_[slot].texture : 0);
     glUniform1i(glGetUniformLocation(meshProgram_, "uShadowMap"), 0);

@@ -52,11 +52,18 @@ public:
     void renderRange(const Camera& camera, const Viewport& viewport, int slot, size_t first, size_t count);
 
     Color3 bodyColor(const Model& model, int body) const;   // scene colour or a palette colour
+    // The key light over the camera's right shoulder: 35 degrees of azimuth off the eye's, 45 degrees
+    // up, so the faces the camera sees are lit and the shadows fall beside and behind the bodies
+    // (a light fixed in the world lit the default views' far sides and left the near ones dark).
+    void setKeyLight(const Camera& camera);
 
     bool shadows = true;
     int shadowMapSize = 2048;
     float gridSpacing = 0.25f;       // metres between minor grid lines (major: 10x)
-    glm::vec3 lightDir = glm::normalize(glm::vec3(0.45f, 0.3f, 1.f));
+    glm::vec3 lightDir = glm::normalize(glm::vec3(0.45f, 0.3f, 1.f));   // towards the light, unit
+    glm::vec3 horizon{0.60f, 0.64f, 0.69f};   // the sky at the horizon and the ground's far haze
+    glm::vec3 zenith{0.16f, 0.25f, 0.40f};    // the sky overhead
+    bool greyAsleep = true;          // sleeping bodies drawn grey (the app); a recording keeps their colours
     int drawCalls = 0;               // last render, for the stats panel
     FemSurfaceStyle femStyle;        // deformable bodies: colour by a strain field or not
     const FemRenderer& fem() const { return fem_; }
@@ -76,6 +83,7 @@ private:
         InstanceLayer opaque, seeThrough;
     };
     enum class Pass { Shadow, Opaque, SeeThrough };
+    void renderSky(const Camera& camera, const Viewport& viewport);
     int meshForPolytope(const ConvexPolytope& p);
     int uploadMesh(const std::vector<float>& vertices, const std::vector<uint32_t>& indices);
     void makeLayer(const Mesh& mesh, InstanceLayer& layer);
@@ -90,7 +98,7 @@ private:
     std::vector<int> shapeMesh_;     // (nshape) mesh index
     int sphereMesh_ = -1, planeMesh_ = -1;
     bool needGroundPlane_ = true;
-    unsigned meshProgram_ = 0, shadowProgram_ = 0;
+    unsigned meshProgram_ = 0, shadowProgram_ = 0, skyProgram_ = 0, skyVao_ = 0;
     struct ShadowMap {
         unsigned fbo = 0, texture = 0;
         int size = 0;

@@ -78,4 +78,9 @@ replay=$(grep '^bodies-report' "$OUT/plus_replay.log")
 echo "PLUS live:   $live"
 echo "PLUS replay: $replay"
 [ -n "$live" ] && [ "$live" = "$replay" ] || fail "the PLUS replay does not keep the scene's PLUS settings"
+# No scene: the demo session (a steel ball into the default pyramid) replays into a video.
+"$SANDBOX" record --out "$OUT/demo.mp4" --seconds 1 --size 320x240 >"$OUT/demo.log" 2>&1 ||
+    fail "record of the demo failed: $(cat "$OUT/demo.log")"
+grep -q "wrote .*demo.mp4 (60 frames)" "$OUT/demo.log" || fail "demo: $(cat "$OUT/demo.log")"
+
 echo "gui_record: PASS"

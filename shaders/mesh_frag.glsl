@@ -1,7 +1,8 @@
 #version 330 core
 // Soft lighting: a hemisphere ambient (sky above, ground bounce below), one directional key light
-// with a hardware-filtered (2x2 PCF) shadow map lookup, a little specular, a world-space grid on static bodies,
-// and the body's opacity as alpha (blended only in the see-through pass).
+// with a hardware-filtered (2x2 PCF) shadow map lookup, a little specular, a world-space grid and a faint
+// checker of 1 m tiles on static bodies' tops (scale and depth on the ground), distance haze into the
+// sky's horizon colour, and the body's opacity as alpha (blended only in the see-through pass).
 in vec3 vWorldPos;
 in vec3 vNormal;
 in vec4 vColor;
@@ -12,6 +13,7 @@ uniform vec3 uCameraPos;
 uniform sampler2DShadow uShadowMap;
 uniform int uShadows;
 uniform float uGridSpacing;
+uniform vec3 uHorizon;     // the sky's colour at the horizon (sky_frag.glsl)
 
 out vec4 fragColor;
 
@@ -41,7 +43,11 @@ void main() {
         vec2 w = fwidth(vWorldPos.xy);
         float minor = gridLines(vWorldPos.xy, w, uGridSpacing);
         float major = gridLines(vWorldPos.xy, w, uGridSpacing * 10.0);
-        base = mix(base, base * 0.55, max(minor * 0.6, major));
+        // The checker fades out with the pixel footprint before it can alias.
+        vec2 tile = floor(vWorldPos.xy / (uGridSpacing * 4.0));
+        float checker = mod(tile.x + tile.y, 2.0) * (1.0 - clamp(max(w.x, w.y) / uGridSpacing, 0.0, 1.0));
+        base *= 1.0 - 0.06 * checker;
+        base = mix(base, base * 0.6, max(minor * 0.4, major * 0.8));
     }
     float sky = 0.5 + 0.5 * n.z;
     vec3 ambient = mix(vec3(0.22, 0.21, 0.20), vec3(0.42, 0.45, 0.50), sky);
@@ -50,8 +56,8 @@ void main() {
     vec3 h = normalize(v + uLightDir);
     float spec = pow(max(dot(n, h), 0.0), 48.0) * 0.25 * diffuse;
     vec3 c = base * (ambient * 1.08 + 0.8 * diffuse * vec3(1.0, 0.97, 0.92)) + vec3(spec);
-    // Distance fog towards the background keeps far grid lines from aliasing.
-    float fog = clamp((length(uCameraPos - vWorldPos) - 30.0) / 90.0, 0.0, 1.0);
-    c = mix(c, vec3(0.17, 0.18, 0.20), fog);
+    // Haze towards the horizon's colour: depth, and no aliasing of far grid lines.
+    float fog = clamp((length(uCameraPos - vWorldPos) - 20.0) / 80.0, 0.0, 1.0);
+    c = mix(c, uHorizon, fog * fog * (3.0 - 2.0 * fog));
     fragColor = vec4(c, opacity);
 }

@@ -56,7 +56,8 @@ bool SandboxApp::init(GlContext* gl, std::string* error) {
     gl_ = gl;
     if (!sceneRenderer_.init(error) || !debugRenderer_.init(error)) return false;
     // Shadow mapping costs ~100 ms a frame at 720p on Mesa's llvmpipe (CPU): off by default
-    // there, on with a GPU; the Show panel (or a script's "show shadows on") turns it on.
+    // there, on with a GPU; the Show panel (or a script's "show shadows on") turns it on, and a
+    // recording (not in real time) has them on unless --no-shadows.
     bool software = gl->rendererName().find("llvmpipe") != std::string::npos ||
                     gl->rendererName().find("softpipe") != std::string::npos;
     sceneRenderer_.shadows = view.shadows = options_.forceShadows || (options_.shadows && !software);
@@ -217,6 +218,8 @@ void SandboxApp::render(double wallDt) {
     // Shadow maps first, one per copy; then the frame's target is bound and cleared once
     // (see SceneRenderer::renderShadows).
     sceneRenderer_.shadows = view.shadows;
+    sceneRenderer_.greyAsleep = view.greyAsleep;
+    sceneRenderer_.setKeyLight(camera);
     sceneRenderer_.femStyle = view.fem;
     const bool progressive = copyCount() == 1 && copies_[0]->world.model().shapeCount() > kProgressiveShapes &&
                              sceneRenderer_.fem().empty();

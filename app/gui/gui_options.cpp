@@ -252,10 +252,12 @@ const char* guiUsage() {
 }
 
 const char* recordUsage() {
-    return "usage: sandbox record SCENE --out FILE.mp4 [--seconds S] [--size WxH] [--fps F]\n"
+    return "usage: sandbox record [SCENE] --out FILE.mp4 [--seconds S] [--size WxH] [--fps F]\n"
            "       [--compare 'standard/pcr,standard/jacobi'] [--replay SESSION] [settings as for run]\n"
            "       [--script [--grip-force N]]  play the scene's grasp script (and a second after it)\n"
-           "  renders offscreen (EGL surfaceless, no X server) through ffmpeg/libx264;\n"
+           "  no SCENE: the demo, assets/sessions/pyramid_wrecking_ball.json (a steel ball into the pyramid)\n"
+           "  renders offscreen (EGL surfaceless, no X server) through ffmpeg/libx264, with shadows\n"
+           "  (--no-shadows: without); sleeping bodies keep their colours;\n"
            "  without ffmpeg it writes PNG frames next to FILE instead.\n";
 }
 

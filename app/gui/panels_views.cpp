@@ -241,7 +241,7 @@ void SandboxApp::drawLegend() {
     if (f.constraintGroups && plus)
         for (const LegendEntry& e : kPlusLegend) entries.push_back({&e, e.text});
     bool asleep = false;
-    for (auto& c : copies_) asleep |= c->world.sleepingBodies() > 0;
+    for (auto& c : copies_) asleep |= view.greyAsleep && c->world.sleepingBodies() > 0;
     if (asleep) entries.push_back({&kAsleepLegend, kAsleepLegend.text});
     legendShown_.clear();
     if (entries.empty()) return;
@@ -293,7 +293,9 @@ void SandboxApp::drawHud() {
         else
             std::snprintf(line, sizeof line, "t = %.2f s%s", double(w.state().time), paused ? "   PAUSED" : "");
         if (i == 0 && view.settingsPanel) appendLargeSceneNote(line, sizeof line);
-        dl->AddText(ImVec2(x + 1, y + 1), IM_COL32(0, 0, 0, 200), line);
+        // On a dark backing: the sky behind it is light near the horizon.
+        const ImVec2 size = ImGui::CalcTextSize(line);
+        dl->AddRectFilled(ImVec2(x - 5, y - 3), ImVec2(x + size.x + 5, y + size.y + 3), IM_COL32(20, 22, 26, 190), 3.f);
         dl->AddText(ImVec2(x, y), kCopyColors[i], line);
         if (i > 0) dl->AddLine(ImVec2(float(vp.x), float(fbHeight_ - vp.y - vp.height)),
                                ImVec2(float(vp.x), float(fbHeight_ - vp.y)), IM_COL32(10, 10, 12, 255), 2.f);

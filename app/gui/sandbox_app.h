@@ -79,6 +79,7 @@ enum class MouseMode { None, Orbit, Pan, Drag, Rotate, Wrist };   // Wrist: gras
 struct ViewSettings {
     DebugDrawFlags draw;
     bool shadows = true;
+    bool greyAsleep = true;            // sleeping bodies grey (a recording keeps their colours)
     bool xray = true;                  // overlays drawn over the bodies (see DebugRenderer)
     bool legend = true;
     bool help = false;

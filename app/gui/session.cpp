@@ -114,6 +114,7 @@ bool writeSession(const std::string& path, const Session& session, std::string* 
             je["position"] = vec(e.position);
             je["velocity"] = vec(e.velocity);
             je["size"] = e.size;
+            je["density"] = e.density;
             break;
         case SessionEventType::Settings:
             je["copy"] = e.copy;
@@ -184,6 +185,8 @@ bool readSession(const std::string& path, Session& session, std::string* error) 
                 e.position = vec(je.at("position"));
                 e.velocity = vec(je.at("velocity"));
                 e.size = je.at("size").get<Real>();
+                e.density = je.value("density", e.density);
+                if (!(e.size > 0) || !(e.density > 0)) throw std::runtime_error("a launch needs size > 0 and density > 0");
                 break;
             case SessionEventType::Settings:
                 e.copy = je.at("copy").get<int>();

@@ -7,7 +7,8 @@
 // File format (JSON): {"version": 1, "scene": NAME, "copies": [LABEL...],
 //   "settings": [SETTINGS...], "steps": N, "events": [{"step": S, "type": T, ...}...]}
 // with T one of drag (body, local, target; a FEM surface point: fem_tri, fem_weights, target),
-// release (body or fem_tri, velocity), launch (shape, position, velocity, size), settings (copy,
+// release (body or fem_tri, velocity), launch (shape, position, velocity, size, density: optional,
+// 500 kg/m^3), settings (copy,
 // settings), reset, grasp (copy, event, time, detail: a grasp event detected after the step,
 // engine/grasp/grasp_events.h; a record only, replay skips it), pressure (body: a deformable
 // body's index in Model::femBodies, pressure: its chambers' activation in Pa, State::femActivation).
@@ -34,6 +35,7 @@ struct SessionEvent {
     Vec3 position{0, 0, 0};        // launch
     bool sphere = false;           // launch
     Real size = Real(0.15);        // launch: half extent or radius
+    Real density = Real(500);      // launch: kg/m^3 (the keys launch light bodies; a demo may throw steel)
     int copy = -1;                 // settings: which copy
     WorldSettings settings;        // settings
     std::string grasp;             // grasp: the event's name ("contact made", ...)

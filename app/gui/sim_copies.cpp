@@ -262,7 +262,7 @@ void SandboxApp::applyEvent(const SessionEvent& event, bool log) {
             d.color = {0.30f, 0.75f, 0.95f};
         }
         d.shapes.push_back(shape);
-        d.density = 500;
+        d.density = e.density;
         d.pose.pos = e.position;
         d.linVel = e.velocity;
         for (auto& c : copies_) {
