@@ -111,7 +111,7 @@ void SandboxApp::physicsLoop() {
             for (size_t i = 0; i < job.copies.size(); ++i) {
                 const auto t0 = Clock::now();
                 World& w = *job.copies[i]->stepping;
-                job.driver.apply(w);   // the grasp's command as the job began (grasp_ui.h)
+                job.driver.apply(w);   // the grasp's command at this world's time, as the job began (grasp_ui.h)
                 w.step();
                 jobStepMs_[i] = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
                 if (w.lastStepFailed()) {
