@@ -53,12 +53,16 @@ struct Ramp {
 
 // The rates of the user's command. The wrist's acceleration is a quarter of grasp_box's margin
 // (2 mu N / m - g = 2.0 m/s^2 at 1.2x the minimum grip); its speed is the script's mean lowering
-// speed (0.25 m in 1.5 s). The grip closes from open to closed in 0.9 s (the script: 0.7 s by
-// smoothstep, whose peak rate is 2.1 per s).
+// speed (0.25 m in 1.5 s). The grip moves at most 0.6 of its range per second (open to closed in
+// 1.8 s; the script's smoothstep takes 0.7 s): the jaws then meet the object at 0.036 m/s, and a
+// 0.1 kg jaw's momentum, stopped within a 120 Hz step, adds m v / h = 0.43 N to the pad's normal
+// force over the grip force (grasp_box: 8.28 N at its 7.85 N grip, tests/test_grasp_keys.cpp).
+// At 1.5 per s (0.09 m/s) fetch_tomato's pads read 3.08 N at its 2 N grip, over the grip plus
+// the tomato's weight share (2.74 N a pad).
 struct GraspLimits {
     Real wristSpeed = Real(0.15), wristAccel = Real(0.5);   // m/s, m/s^2
     Real turnSpeed = Real(0.6), turnAccel = Real(2);        // rad/s, rad/s^2
-    Real gripSpeed = Real(1.5), gripAccel = Real(6);        // per s, per s^2 (grip from 0 to 1)
+    Real gripSpeed = Real(0.6), gripAccel = Real(6);        // per s, per s^2 (grip from 0 to 1)
     static GraspLimits none() { return GraspLimits{0, 0, 0, 0, 0, 0}; }   // every change at once
 };
 
