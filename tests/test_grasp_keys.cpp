@@ -2,6 +2,9 @@
 // the app's GLFW key callback calls (app/gui/grasp_input.cpp: SandboxApp::graspKey), and the
 // driver writes its command into the model before every step as the app's copies do.
 //
+// Before each step the driver commits the input since the last (GraspDriver::commit), as the
+// app does before each physics job or synchronous step.
+//
 // A user's grasp: Q pressed at the key repeat's 30 per second down to the script's grip height,
 // V, E up 0.2 m, a hold, Q back down, V, E away; each phase's keys wait until the gripper has
 // stopped (the command at its goal) and 0.3 s more, as a user watching it would. Checked: the
@@ -164,6 +167,7 @@ KeyRun runKeys(const KeyPlan& plan, GraspLimits limits = GraspLimits{}) {
             }
         }
 
+        driver.commit(world.state().time);   // as the app does before a job or a step
         driver.apply(world);
         world.step();
         if (world.lastStepFailed()) {   // the app goes on after a failed step, and so does the user
@@ -295,6 +299,8 @@ TEST_CASE("grasp keys: reset puts the gripper at rest under the user's control; 
     const Real scriptRate = (driver.controller().scriptAt(t + d).wrist.z - driver.controller().scriptAt(t - d).wrist.z) / (2 * d);
     REQUIRE(driver.key('Q', t, Vec3{0, 1, 0}));
     CHECK(!driver.playing());
+    CHECK(length(driver.commandAt(t).wrist - script.wrist) < Real(1e-9));   // the script's until committed
+    driver.commit(t);
     CHECK(length(driver.commandAt(t).wrist - script.wrist) < Real(1e-9));
     const Real rate = (driver.commandAt(t + d).wrist.z - driver.commandAt(t).wrist.z) / d;
     CHECK(rate == doctest::Approx(double(scriptRate)).epsilon(0.01));   // 0.25 m/s, braked to the limit 0.15 m/s at 0.5 m/s^2
@@ -307,6 +313,40 @@ TEST_CASE("grasp keys: reset puts the gripper at rest under the user's control; 
     CHECK(length(driver.commandAt(5).wrist - rest.wrist) < Real(1e-12));
     CHECK(driver.goal().grip == 0);
     CHECK(!driver.key('R', 0, Vec3{0, 1, 0}));   // not the grasp's key: the app resets
+}
+
+TEST_CASE("grasp keys: keys pressed while a physics job runs keep the wrist target's speed continuous") {
+    // The app's real-time pattern (app/gui/physics_thread.cpp): a job of 9 steps (13 frames a
+    // second at 120 Hz) steps with a copy of the driver taken at its launch; the keys come during
+    // it, at the UI's time (the job's start); the next launch commits them at its own start. The
+    // target's acceleration, by second differences of the positions the jobs applied, stays
+    // within the limit: no jump at a job's seam.
+    Model model;
+    WorldSettings settings;
+    SceneInfo info;
+    std::string err;
+    REQUIRE_MESSAGE(loadScene("grasp_box", model, settings, info, &err), err);
+    GraspDriver ui(model, info.grasp);
+    const Real h = settings.dt;
+    std::vector<Real> z;
+    int step = 0, presses = 0;
+    for (int job = 0; job < 60; ++job) {
+        const Real start = step * h;
+        ui.commit(start);
+        const GraspDriver running = ui;   // the job's copy
+        for (int k = 0; k < 9; ++k, ++step) {
+            z.push_back(running.commandAt(step * h).wrist.z);
+            if (k == 4 && presses < 20) {   // mid-job, at the UI's time
+                REQUIRE(ui.key('E', start, Vec3{0, 1, 0}));
+                ++presses;
+            }
+        }
+    }
+    Real worst = 0;
+    for (size_t i = 1; i + 1 < z.size(); ++i) worst = std::max(worst, std::fabs(z[i + 1] - 2 * z[i] + z[i - 1]) / (h * h));
+    MESSAGE("largest wrist target acceleration across 60 jobs: " << worst << " m/s^2");
+    CHECK(z.back() == doctest::Approx(0.45 + 20 * 0.01));
+    CHECK(worst <= ui.limits().wristAccel * Real(1.01));
 }
 
 TEST_CASE("grasp keys: a pad pressed on the floor reads 'other', not a grip") {
@@ -324,6 +364,7 @@ TEST_CASE("grasp keys: a pad pressed on the floor reads 'other', not a grip") {
     goal.wrist.z = Real(0.14);
     goal.grip = 1;
     driver.setGoal(goal, 0);
+    driver.commit(0);
     for (int i = 0; i < 480; ++i) {
         driver.apply(world);
         world.step();

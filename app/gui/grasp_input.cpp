@@ -182,7 +182,7 @@ bool SandboxApp::graspScroll(double dy) {
 
 bool SandboxApp::graspKey(int key) {
     // The same function as the tests' (tests/test_grasp_keys.cpp): the goal moves by a key's step
-    // and the command ramps to it (grasp_driver.h).
+    // and the command ramps to it from the next job's or step's start (GraspDriver::commit).
     if (!grasp_.active()) return false;
     const glm::vec3 f = camera.forward();
     std::string message;

@@ -85,6 +85,8 @@ bool SandboxApp::stepInBackground(int steps) {
     stepDone_.store(false, std::memory_order_relaxed);
     stepRunning_ = true;
     if (!stepThread_.joinable()) stepThread_ = std::thread([this] { physicsLoop(); });
+    // The user's grasp input since the last job, planned from where this job starts (grasp_driver.h).
+    grasp_.driver.commit(copies_[0]->world.state().time);
     {
         std::lock_guard<std::mutex> lock(jobMutex_);
         job_ = Job{std::move(list), steps, grasp_.driver};

@@ -80,7 +80,7 @@ GraspDriver::GraspDriver(const Model& model, GraspSpec spec, GraspLimits limits)
 }
 
 void GraspDriver::reset() {
-    playing_ = false;
+    playing_ = fromScript_ = dirty_ = false;
     goal_ = controller_.restCommand();
     goal_.phase = "user";
     Channels at, still;
@@ -143,28 +143,33 @@ void GraspDriver::plan(Real t, const Channels& position, const Channels& velocit
     }
 }
 
-void GraspDriver::takeOver(Real t) {
+void GraspDriver::takeOver(Real now) {
     if (!playing_) return;
-    const GraspCommand s = controller_.scriptAt(t);
-    goal_ = s;
+    goal_ = controller_.scriptAt(now);
     goal_.phase = "user";
     goal_.fingerGrip.clear();
-    const Channels position = scriptAt(t, false), velocity = scriptAt(t, true);
     playing_ = false;
-    plan(t, position, velocity);
+    fromScript_ = dirty_ = true;
 }
 
-void GraspDriver::setGoal(const GraspCommand& goal, Real t) {
-    takeOver(t);
-    const Channels position = userAt(t, false), velocity = userAt(t, true);
+void GraspDriver::setGoal(const GraspCommand& goal, Real now) {
+    takeOver(now);
     goal_ = goal;
     goal_.phase = "user";
     goal_.grip = std::clamp(goal_.grip, Real(0), Real(1));
+    dirty_ = true;
+}
+
+void GraspDriver::commit(Real t) {
+    if (!dirty_) return;
+    const Channels position = fromScript_ ? scriptAt(t, false) : userAt(t, false);
+    const Channels velocity = fromScript_ ? scriptAt(t, true) : userAt(t, true);
     plan(t, position, velocity);
+    fromScript_ = dirty_ = false;
 }
 
 GraspCommand GraspDriver::commandAt(Real t) const {
-    if (playing_) return controller_.scriptAt(t);
+    if (playing_ || fromScript_) return controller_.scriptAt(t);
     GraspCommand c = goal_;
     const Channels now = userAt(t, false);
     c.wrist = now.wrist;
@@ -175,7 +180,7 @@ GraspCommand GraspDriver::commandAt(Real t) const {
     return c;
 }
 
-bool GraspDriver::key(int key, Real t, Vec3 ahead, std::string* message) {
+bool GraspDriver::key(int key, Real now, Vec3 ahead, std::string* message) {
     if (!active()) return false;
     ahead = Vec3{ahead.x, ahead.y, 0};
     ahead = lengthSq(ahead) > 0 ? normalize(ahead) : Vec3{0, 1, 0};
@@ -198,7 +203,7 @@ bool GraspDriver::key(int key, Real t, Vec3 ahead, std::string* message) {
     case 'V': toggle = true; break;
     default: return false;
     }
-    takeOver(t);
+    takeOver(now);
     GraspCommand c = goal_;
     if (toggle) {
         // Opens when the goal is closed or half-closed, else closes; one grip for every finger.
@@ -208,7 +213,7 @@ bool GraspDriver::key(int key, Real t, Vec3 ahead, std::string* message) {
     }
     c.wrist = c.wrist + kGraspKeyStep * move;
     if (lengthSq(turn) > 0) c.rotation = normalize(quatFromAxisAngle(turn, kGraspKeyTurn) * c.rotation);
-    setGoal(c, t);
+    setGoal(c, now);
     return true;
 }
 

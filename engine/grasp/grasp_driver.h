@@ -15,7 +15,8 @@
 // keys are pressed or held. The grip force (the drives' force limit) is set at once: it is a
 // limit, not a position.
 //
-// Keys (GraspDriver::key, called by the app's GLFW key callback and by the tests alike): the
+// Keys (GraspDriver::key, called by the app's GLFW key callback and by the tests alike, then
+// GraspDriver::commit before the next step, as the app does): the
 // codes are GLFW's, which for letters are the upper-case ASCII letters ('Q' == GLFW_KEY_Q).
 // W/S A/D move the goal 1 cm along the view's level ahead and right directions, Q/E down and up,
 // J/L U/O Z/X turn it 5 degrees, V opens or closes.
@@ -83,21 +84,40 @@ public:
     // grip force), the script stopped.
     void reset();
     // Plays the script from the world's time (the caller resets the worlds first).
-    void play() { playing_ = true; }
-    // The user takes over at time t where the script's command is, moving as fast as it moved.
-    void takeOver(Real t);
+    void play() {
+        playing_ = true;
+        fromScript_ = dirty_ = false;
+    }
 
+    // The user's input changes the goal at once and the ramps towards it at the next commit(t).
+    // `now` is the caller's idea of the time: taking over from the script, the goal starts from
+    // the script's command then.
+    //
+    // Why apart: the app steps its copies in jobs on a physics thread (app/gui/physics_thread.cpp)
+    // that carry a copy of the driver, and a key press comes while one runs, its end time unknown.
+    // Planned at the UI's time (the job's start), the new ramp differed from the one the job
+    // stepped by up to a dt^2 at the next job's start: at 13 frames a second (77 ms jobs) a
+    // 2.8 mm, 0.08 m/s jump of the wrist target within a step, 9 m/s^2, and the real-time window
+    // dropped the box that the fixed-step test held. The app commits at the time the next job or
+    // synchronous step starts from, so the command's position and speed stay continuous.
+    //
+    // The user takes over where the script's command is, moving as fast as it moved.
+    void takeOver(Real now);
     // What the user set (the keys', the mouse's and the sliders' target).
     const GraspCommand& goal() const { return goal_; }
-    // The user's new goal at time t (takes over from the script first).
-    void setGoal(const GraspCommand& goal, Real t);
-    // The command at time t: the script's while it plays, else the user's ramps towards the goal.
+    // The user's new goal (takes over from the script first).
+    void setGoal(const GraspCommand& goal, Real now);
+    // A key press; `ahead` is the view's level ahead direction (W/S, U/O, Z/X). Returns false for a
+    // key that is not the grasp's; `message` gets a status line for V.
+    bool key(int key, Real now, Vec3 ahead, std::string* message = nullptr);
+    // Plans the ramps from the command's position and rate at time t towards the goal, if the
+    // goal changed since the last commit (the app: before each job or synchronous step, at the
+    // copies' time).
+    void commit(Real t);
+
+    // The command at time t: the script's while it plays (or until the take-over is committed),
+    // else the user's ramps towards the committed goal.
     GraspCommand commandAt(Real t) const;
-
-    // A key press at time t; `ahead` is the view's level ahead direction (W/S, U/O, Z/X). Returns
-    // false for a key that is not the grasp's; `message` gets a status line for V.
-    bool key(int key, Real t, Vec3 ahead, std::string* message = nullptr);
-
     // Writes the command at the world's time into its model (before a step).
     void apply(World& world) const;
 
@@ -114,6 +134,8 @@ private:
     GraspController controller_;
     GraspLimits limits_;
     bool playing_ = false;
+    bool fromScript_ = false;                // taken over, not yet committed: the ramps start from the script
+    bool dirty_ = false;                     // the goal changed since the last commit
     GraspCommand goal_;
     Ramp wrist_[3], turn_[3];
     std::vector<Ramp> grip_;                 // per finger
