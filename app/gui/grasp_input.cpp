@@ -40,9 +40,19 @@ void SandboxApp::graspLoad() {
 }
 
 void SandboxApp::graspReset() {
-    // The scene's start: the gripper at rest under the user's control. A reset during the
-    // script used to replay it, and the keys then took over from wherever it had got to.
+    // A reset of the worlds: a playing script starts again (Play script resets, and a job's
+    // adoption applies that reset again); else the gripper is at rest.
     grasp_.copies.clear();
+    if (!grasp_.active()) return;
+    if (!grasp_.driver.playing()) grasp_.driver.reset();
+    // The command at t = 0 into the models now: a world adopted from a job kept the job's drive
+    // targets, and the event detector read the script's closed grip there, then a "release".
+    for (auto& c : copies_) grasp_.driver.apply(c->world);
+}
+
+void SandboxApp::graspStop() {
+    // R and the Reset button: the gripper at rest under the user's control. They used to replay a
+    // playing script, and the keys then took over from wherever it had got to (near the floor).
     if (grasp_.active()) grasp_.driver.reset();
 }
 

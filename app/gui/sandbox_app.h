@@ -235,6 +235,7 @@ public:
 private:
     void graspLoad();
     void graspReset();
+    void graspStop();                  // the user's reset (R): the script stopped, the gripper at rest
     void graspSense();
     void drawGraspHelp();              // the gripper's keys and mouse, in the Help window
     bool graspOwnsBody(int body) const;
