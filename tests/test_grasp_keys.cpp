@@ -63,6 +63,8 @@ struct KeyRun {
     Real limit = 0;                 // N, grip force + the object's weight / fingers
     bool stickWithoutContact = false;   // some pad read sticking() with no loaded contact on the object
     int holdSteps = 0, holdSticking = 0;   // hold steps, and those in which every pad read "stick"
+    int holdSlidingSteps = 0;       // pad-steps of the hold with a contact the solve calls sliding (stated)
+    Real holdSlipSpeed = 0;         // m/s, the pads' largest mean slip speed in the hold (stated)
     Real seconds = 0;
     bool done = false;              // every phase ran within 60 s
 };
@@ -201,6 +203,11 @@ KeyRun runKeys(const KeyPlan& plan, GraspLimits limits = GraspLimits{}) {
         if (phase == Hold) {
             r.holdSteps++;
             r.holdSticking += allStick ? 1 : 0;
+            for (size_t f = 0; f < fingers; ++f) {
+                const PadReading p = padReading(world, spec.fingers[f].pads, spec.object, spec.objectFem);
+                r.holdSlidingSteps += p.sliding > 0 ? 1 : 0;
+                r.holdSlipSpeed = std::max(r.holdSlipSpeed, p.meanSlipSpeed);
+            }
         }
     }
     r.seconds = world.state().time;
@@ -212,7 +219,8 @@ KeyRun runKeys(const KeyPlan& plan, GraspLimits limits = GraspLimits{}) {
             << " mm; least rise " << r.leastRise * 1000 << " mm; end rise " << r.endRise * 1000
             << " mm; fingers' most grip " << pads << "N (limit " << r.limit << " N; most pad normal force "
             << r.normalMost << " N, the most at t = " << r.padMostAt << " s in phase " << r.padMostPhase
-            << "); hold steps sticking "
+            << "); hold: pad-steps with a sliding contact " << r.holdSlidingSteps << ", mean slip speed up to "
+            << r.holdSlipSpeed * 1000 << " mm/s; hold steps sticking "
             << r.holdSticking << " / " << r.holdSteps);
     r.done = phase == Done;
     return r;
@@ -402,13 +410,14 @@ TEST_CASE("grasp keys: fetch_tomato's gripper and hand_ball's hand grasp, lift, 
 }
 
 // The FEM objects: about 150 ms (hand_ball_fem) and 18 ms (fetch_tomato_fem) of CPU per step here,
-// minutes for a whole key grasp, hence the validate tier. The hand's hold is its script's 2 s.
+// minutes for a whole key grasp, hence the validate tier. Their holds are 2 s (the hand's script's;
+// the tomato's script holds 1 s).
 TEST_CASE("grasp keys: hand_ball_fem's hand grips, lifts, holds and sets down the FEM ball with the keys" * doctest::test_suite("validate")) {
     const KeyPlan plan{"hand_ball_fem", 20, 20, 2};   // rest 0.355 m, the script grips at 0.155 m
     checkHeld(runKeys(plan), plan);
 }
 
 TEST_CASE("grasp keys: fetch_tomato_fem's gripper grips, lifts, holds and sets down the FEM tomato with the keys" * doctest::test_suite("validate")) {
-    const KeyPlan plan{"fetch_tomato_fem", 26, 20, 5};   // rest 0.45 m; 0.19 m, 5 mm above the script's 0.185
+    const KeyPlan plan{"fetch_tomato_fem", 26, 20, 2};   // rest 0.45 m; 0.19 m, 5 mm above the script's 0.185
     checkHeld(runKeys(plan), plan);
 }

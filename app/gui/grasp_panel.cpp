@@ -323,13 +323,14 @@ void SandboxApp::drawGraspHelp() {
         {"left drag (gripper)", "move the wrist target in the plane facing the camera"},
         {"shift + left drag (gripper)", "turn the wrist"},
         {"wheel during the drag", "move the wrist along the view (depth)"},
-        {"W / S", "wrist 1 cm ahead / back (along the view, level)"},
-        {"A / D", "wrist 1 cm left / right"},
-        {"Q / E", "wrist 1 cm down / up"},
+        {"W / S", "wrist goal 1 cm ahead / back (along the view, level)"},
+        {"A / D", "wrist goal 1 cm left / right"},
+        {"Q / E", "wrist goal 1 cm down / up (the gripper follows at 0.15 m/s)"},
         {"J / L", "turn the wrist 5 degrees about the vertical"},
         {"U / O", "turn 5 degrees about the view's right axis"},
         {"Z / X", "turn 5 degrees about the view's ahead axis"},
-        {"V", "open / close the grip"},
+        {"V", "open / close the grip (in 1.8 s, force-limited)"},
+        {"R", "reset: the gripper at rest, the script stopped"},
     };
     ImGui::Separator();
     ImGui::TextUnformatted(grasp_.active() ? "Gripper (this scene)" : "Gripper (grasp scenes: grasp_box, fetch_tomato, ...)");

@@ -89,12 +89,15 @@ PadReading padReading(const World& world, const std::vector<int>& pads, int obje
                                      c.tangentImpulse[1] * c.tangentImpulse[1]) / h;
         r.contacts++;
         r.sliding += c.sliding ? 1 : 0;
+        r.slidingNormal += c.sliding ? c.normalImpulse / h : Real(0);
         const Vec3 p = Real(0.5) * (g.pointA + g.pointB);
         Vec3 v = pointVelocity(world, g.bodyA, p) - pointVelocity(world, g.bodyB, p);
         if (c.femNode >= 0) v = world.state().femVel[c.femNode] - pointVelocity(world, g.bodyB, p);
         v -= dot(v, g.normal) * g.normal;
         r.slipSpeed = std::max(r.slipSpeed, length(v));
+        r.meanSlipSpeed += c.normalImpulse / h * length(v);   // over normalForce below
     }
+    if (r.normalForce > 0) r.meanSlipSpeed /= r.normalForce;
     Real most = 0;
     for (const auto& o : others)
         if (o.second > most) {
