@@ -4,8 +4,10 @@
 #   - at the hold (t = 5.5 s and 9.3 s) the box is 0.2 m up with the wrist (the script lifts the
 #     wrist from 0.2 m to 0.4 m), each jaw's drive reads the grip force (7.85 N, saturated: the
 #     jaws' closed target is inside the box) and the pads carry it;
-#   - the mouse moves the wrist: a drag on the gripper moves the wrist target (the mocap joint's
-#     anchor) and the key E lifts it by 1 cm;
+#   - the mouse moves the wrist: a drag on the gripper moves the wrist goal, the key E lifts it by
+#     1 cm, and the wrist target (the mocap joint's anchor) follows it;
+#   - R after the script puts the gripper at rest under the user's control; the keys then lower,
+#     close, lift 0.2 m, hold and set down the box (issue 36);
 #   - in the compare view both copies get the same wrist target;
 #   - at 1280x720 the Grasp and Selected-body windows cover neither each other nor the view, where
 #     the box and the scale are;
@@ -81,6 +83,8 @@ for frame in 330 558; do
 done
 
 # ---- the wrist by mouse and key, and the compare view ----------------------------------------
+# The mouse and the keys set the wrist's goal; the applied target (wrist=, the mocap joint's
+# anchor) ramps to it at most 0.15 m/s and 0.5 m/s^2 (engine/grasp/grasp_driver.h): 1 cm takes 0.28 s.
 cat >"$OUT/mouse.script" <<'SCRIPT'
 10 aim wrist
 11 press left
@@ -90,17 +94,67 @@ cat >"$OUT/mouse.script" <<'SCRIPT'
 41 grasp report
 42 key e
 44 grasp report
+110 grasp report
 SCRIPT
-run mouse gui grasp_box --compare standard/jacobi,standard/pcr --script "$OUT/mouse.script" --frames 45 --fixed-step --size 960x540
+run mouse gui grasp_box --compare standard/jacobi,standard/pcr --script "$OUT/mouse.script" --frames 111 --fixed-step --size 960x540
 grep -q "^aim: body" "$OUT/mouse.log" || fail "could not aim at the wrist"
-z() { field "$(grep "^grasp-report frame=$1 copy=$2 " "$OUT/mouse.log")" wrist | cut -d, -f3; }
-awk -v a="$(z 12 0)" -v b="$(z 41 0)" -v c="$(z 44 0)" -v b1="$(z 41 1)" -v c1="$(z 44 1)" 'BEGIN {
-    printf "gui_grasp: wrist target z %.4f m at the press, %.4f after the drag, %.4f after E (copy 2: %.4f, %.4f)\n", a, b, c, b1, c1
-    if (!(b > a + 0.03)) { print "gui_grasp: FAIL: dragging the gripper up did not lift the wrist target"; exit 1 }
+z() { field "$(grep "^grasp-report frame=$1 copy=$2 " "$OUT/mouse.log")" "$3" | cut -d, -f3; }
+awk -v a="$(z 12 0 goal)" -v b="$(z 41 0 goal)" -v c="$(z 44 0 goal)" -v w="$(z 110 0 wrist)" \
+    -v w1="$(z 110 1 wrist)" -v m="$(z 44 0 wrist)" -v m1="$(z 44 1 wrist)" 'BEGIN {
+    printf "gui_grasp: wrist goal z %.4f m at the press, %.4f after the drag, %.4f after E; the target %.4f at the E, %.4f later (copy 2: %.4f)\n", a, b, c, m, w, w1
+    if (!(b > a + 0.03)) { print "gui_grasp: FAIL: dragging the gripper up did not lift the wrist goal"; exit 1 }
     d = c - b; if (d < 0) d = -d
-    if (!(d > 0.0099 && d < 0.0101 && c > b)) { print "gui_grasp: FAIL: E did not lift the wrist target by 1 cm"; exit 1 }
-    if (b != b1 || c != c1) { print "gui_grasp: FAIL: the copies got different wrist targets"; exit 1 }
+    if (!(d > 0.0099 && d < 0.0101 && c > b)) { print "gui_grasp: FAIL: E did not lift the wrist goal by 1 cm"; exit 1 }
+    d = w - c; if (d < 0) d = -d
+    if (!(d < 1e-5)) { print "gui_grasp: FAIL: the wrist target did not reach the goal"; exit 1 }
+    if (m != m1 || w != w1) { print "gui_grasp: FAIL: the copies got different wrist targets"; exit 1 }
 }' || exit 1
+
+# ---- a grasp with the keys (issue 36), as tests/test_grasp_keys.cpp does it without the window --
+# After the script, R puts the gripper back at rest under the user's control. Then at 4x speed
+# (8 steps a frame): Q x 25 to 0.20 m, V, E x 20 (0.2 m up), a hold, Q x 20 back down, V. The box
+# rises with the wrist, the pads stick with at most the grip limit plus half the box's weight,
+# and the box ends where it started; after the V the pads are free.
+{
+    echo "0 grasp play"
+    echo "20 key r"
+    echo "21 grasp report"
+    echo "22 key plus"
+    echo "23 key plus"
+    for f in $(seq 25 49); do echo "$f key q"; done
+    echo "60 key v"
+    for f in $(seq 80 99); do echo "$f key e"; done
+    echo "115 grasp report"
+    echo "145 grasp report"
+    echo "146 screenshot $OUT/grasp_keys_hold.png"
+    for f in $(seq 150 169); do echo "$f key q"; done
+    echo "195 grasp report"
+    echo "196 key v"
+    echo "215 grasp report"
+} >"$OUT/keys.script"
+run keys gui grasp_box --script "$OUT/keys.script" --frames 216 --fixed-step --size 1280x720
+line=$(grep "^grasp-report frame=21 copy=0 " "$OUT/keys.log") || fail "no grasp report after R"
+echo "$line"
+[ "$(field "$line" playing)" = 0 ] || fail "R left the script playing"
+[ "$(field "$line" goal)" = "0.00000,0.00000,0.45000" ] || fail "R did not put the wrist goal at rest"
+for frame in 115 145 195 215; do
+    line=$(grep "^grasp-report frame=$frame copy=0 " "$OUT/keys.log") || fail "no grasp report at frame $frame"
+    echo "$line"
+    awk -v f=$frame -v r="$(field "$line" rise)" -v n="$(field "$line" normal)" -v p="$(field "$line" pad)" \
+        -v w="$(field "$line" wrist | cut -d, -f3)" 'BEGIN {
+        split(n, N, ","); split(p, P, ",")
+        if (f == 115 || f == 145) {
+            if (!(w > 0.3995 && w < 0.4005)) { print "gui_grasp: FAIL: frame " f ": the wrist target is at " w " m, expected 0.40"; exit 1 }
+            if (!(r > 0.195 && r < 0.205)) { print "gui_grasp: FAIL: frame " f ": the box rose " r " m, expected 0.2 m with the wrist"; exit 1 }
+            for (i = 1; i <= 2; ++i) {
+                if (P[i] != "stick") { print "gui_grasp: FAIL: frame " f ": pad " i " reads " P[i] ", expected stick"; exit 1 }
+                if (!(N[i] > 7.85 * 0.9 && N[i] < 7.85 + 9.81 / 2)) { print "gui_grasp: FAIL: frame " f ": pad " i " carries " N[i] " N"; exit 1 }
+            }
+        }
+        if (f == 195 && !(r > -0.003 && r < 0.003)) { print "gui_grasp: FAIL: the box was set down " r " m from where it started"; exit 1 }
+        if (f == 215 && (P[1] != "free" || P[2] != "free")) { print "gui_grasp: FAIL: after V the pads read " p; exit 1 }
+    }' || exit 1
+done
 
 # ---- the layout at 1280x720 (issue 36) ------------------------------------------------------
 # The Grasp window and the Selected-body window (the box clicked) sit in a column right of the

@@ -20,16 +20,12 @@ void pushHistory(std::vector<float>& h, float v) {
     h.push_back(v);
 }
 
-constexpr Real kKeyStep = Real(0.01);                 // m per key press
-constexpr Real kKeyTurn = Real(5 * 3.14159265358979 / 180);   // rad per key press
+// GraspDriver::key takes GLFW's key codes, which for letters are the upper-case ASCII letters.
+static_assert(GLFW_KEY_A == 'A' && GLFW_KEY_Q == 'Q' && GLFW_KEY_V == 'V' && GLFW_KEY_Z == 'Z');
+
 constexpr Real kWheelStep = Real(0.02);               // m per wheel notch
 
 }  // namespace
-
-void GraspDriver::apply(World& world) const {
-    if (!controller.active()) return;
-    controller.apply(world.model(), playing ? controller.scriptAt(world.state().time) : command);
-}
 
 void SandboxApp::graspLoad() {
     grasp_ = GraspUi{};
@@ -39,42 +35,54 @@ void SandboxApp::graspLoad() {
         spec.gripForce = Real(options_.gripForce);
         for (GraspKey& k : spec.script) k.force = -1;
     }
-    grasp_.driver.controller = GraspController(sceneModel_, std::move(spec));
-    grasp_.driver.command = grasp_.driver.controller.restCommand();
-    grasp_.forceMax = std::max(20.f, float(4 * grasp_.driver.controller.spec().gripForce));
+    grasp_.driver = GraspDriver(sceneModel_, std::move(spec));
+    grasp_.forceMax = std::max(20.f, float(4 * grasp_.driver.controller().spec().gripForce));
 }
 
 void SandboxApp::graspReset() {
+    // A reset of the worlds: a playing script starts again (Play script resets, and a job's
+    // adoption applies that reset again); else the gripper is at rest.
     grasp_.copies.clear();
-    if (grasp_.active() && !grasp_.driver.playing) grasp_.driver.command = grasp_.driver.controller.restCommand();
+    if (!grasp_.active()) return;
+    if (!grasp_.driver.playing()) grasp_.driver.reset();
+    // The command at t = 0 into the models now: a world adopted from a job kept the job's drive
+    // targets, and the event detector read the script's closed grip there, then a "release".
+    for (auto& c : copies_) grasp_.driver.apply(c->world);
+}
+
+void SandboxApp::graspStop() {
+    // R and the Reset button: the gripper at rest under the user's control. They used to replay a
+    // playing script, and the keys then took over from wherever it had got to (near the floor).
+    if (grasp_.active()) grasp_.driver.reset();
 }
 
 void SandboxApp::graspPlay() {
-    if (!grasp_.active() || grasp_.driver.controller.spec().script.empty()) {
+    if (!grasp_.active() || grasp_.driver.controller().spec().script.empty()) {
         status = "this scene has no grasp script";
         return;
     }
     SessionEvent e;
     e.type = SessionEventType::Reset;
     applyEvent(e, true);
-    grasp_.driver.playing = true;
+    grasp_.driver.play();
     status = "playing the grasp script";
 }
 
-void SandboxApp::setGraspCommand(const GraspCommand& c) {
-    grasp_.driver.playing = false;   // the user takes over where the script was
-    grasp_.driver.command = c;
+Real SandboxApp::graspTime() const { return copies_.empty() ? Real(0) : copies_[0]->world.state().time; }
+
+void SandboxApp::setGraspGoal(const GraspCommand& c) {
+    grasp_.driver.setGoal(c, graspTime());   // the user takes over where the script was
 }
 
-GraspCommand SandboxApp::graspCommandNow() const {
-    const GraspDriver& d = grasp_.driver;
-    if (d.playing && !copies_.empty()) return d.controller.scriptAt(copies_[0]->world.state().time);
-    return d.command;
+GraspCommand SandboxApp::graspCommandNow() const { return grasp_.driver.commandAt(graspTime()); }
+
+GraspCommand SandboxApp::graspShown() const {
+    return grasp_.driver.playing() ? graspCommandNow() : grasp_.driver.goal();
 }
 
 void SandboxApp::graspSense() {
     if (!grasp_.active()) return;
-    const GraspSpec& spec = grasp_.driver.controller.spec();
+    const GraspSpec& spec = grasp_.driver.controller().spec();
     const size_t fingers = spec.fingers.size();
     grasp_.copies.resize(copies_.size());
     for (size_t i = 0; i < copies_.size(); ++i) {
@@ -89,10 +97,10 @@ void SandboxApp::graspSense() {
             const FingerSpec& finger = spec.fingers[f];
             const Real g = std::fabs(jointDriveForce(w, finger.joints[0]));
             r.drive[f] = finger.lever > 0 ? g / finger.lever : g;
-            r.pads[f] = padReading(w, finger.pads);
+            r.pads[f] = padReading(w, finger.pads, spec.object, spec.objectFem);
             pushHistory(r.historyGrip[f], float(r.drive[f]));
             pushHistory(r.historyNormal[f], float(r.pads[f].normalForce));
-            pushHistory(r.historySlip[f], r.pads[f].sliding > 0 ? 1.f : 0.f);
+            pushHistory(r.historySlip[f], r.pads[f].contacts > 0 && !r.pads[f].sticking() ? 1.f : 0.f);
         }
         if (spec.scaleJoint >= 0) {
             r.scale = scaleReading(w, spec.scaleJoint);
@@ -120,7 +128,7 @@ void SandboxApp::graspSense() {
 
 bool SandboxApp::graspOwnsBody(int body) const {
     if (!grasp_.active() || body < 0 || copies_.empty()) return false;
-    const GraspSpec& spec = grasp_.driver.controller.spec();
+    const GraspSpec& spec = grasp_.driver.controller().spec();
     const Model& m = copies_[0]->world.model();
     if (spec.wristJoint >= 0 && m.joints[spec.wristJoint].bodyB == body) return true;
     for (const FingerSpec& f : spec.fingers) {
@@ -133,8 +141,8 @@ bool SandboxApp::graspOwnsBody(int body) const {
 
 bool SandboxApp::graspMouseDown(int body, Vec3 hit, bool shift) {
     if (!graspOwnsBody(body)) return false;
-    const GraspCommand now = graspCommandNow();
-    setGraspCommand(now);
+    grasp_.driver.takeOver(graspTime());
+    const GraspCommand now = grasp_.driver.goal();
     grasp_.grabPoint = hit;
     grasp_.wristStart = now.wrist;
     grasp_.rotationStart = now.rotation;
@@ -150,7 +158,7 @@ void SandboxApp::graspMouseMoved() {
     if (mouseMode_ != MouseMode::Wrist || viewports_.empty()) return;
     const Viewport& vp = viewports_[std::min<size_t>(dragViewport_, viewports_.size() - 1)];
     glm::vec3 f = camera.forward();
-    GraspCommand c = grasp_.driver.command;
+    GraspCommand c = grasp_.driver.goal();
     if (grasp_.rotating) {
         // As the body drag's shift mode: horizontal motion about the camera's up, vertical about its right.
         glm::vec3 right = glm::normalize(glm::cross(f, glm::vec3(0, 0, 1)));
@@ -168,7 +176,7 @@ void SandboxApp::graspMouseMoved() {
         if (t <= 0) return;
         c.wrist = grasp_.wristStart + (toVec3(ray.origin + t * ray.direction) - grasp_.grabPoint) + grasp_.depth * toVec3(f);
     }
-    setGraspCommand(c);
+    setGraspGoal(c);
 }
 
 bool SandboxApp::graspScroll(double dy) {
@@ -176,42 +184,20 @@ bool SandboxApp::graspScroll(double dy) {
     // Wheel up pushes the wrist away from the camera, along the view.
     const Real step = Real(dy) * kWheelStep;
     grasp_.depth += step;
-    GraspCommand c = grasp_.driver.command;
+    GraspCommand c = grasp_.driver.goal();
     c.wrist = c.wrist + step * toVec3(camera.forward());
-    setGraspCommand(c);
+    setGraspGoal(c);
     return true;
 }
 
 bool SandboxApp::graspKey(int key) {
+    // The same function as the tests' (tests/test_grasp_keys.cpp): the goal moves by a key's step
+    // and the command ramps to it from the next job's or step's start (GraspDriver::commit).
     if (!grasp_.active()) return false;
-    glm::vec3 f = camera.forward();
-    Vec3 ahead = normalize(Vec3{Real(f.x), Real(f.y), 0});
-    Vec3 right = Vec3{ahead.y, -ahead.x, 0};
-    GraspCommand c = graspCommandNow();
-    Vec3 move{0, 0, 0}, turn{0, 0, 0};
-    switch (key) {
-    case GLFW_KEY_W: move = ahead; break;
-    case GLFW_KEY_S: move = -ahead; break;
-    case GLFW_KEY_D: move = right; break;
-    case GLFW_KEY_A: move = -right; break;
-    case GLFW_KEY_E: move = Vec3{0, 0, 1}; break;
-    case GLFW_KEY_Q: move = Vec3{0, 0, -1}; break;
-    case GLFW_KEY_J: turn = Vec3{0, 0, 1}; break;
-    case GLFW_KEY_L: turn = Vec3{0, 0, -1}; break;
-    case GLFW_KEY_U: turn = right; break;
-    case GLFW_KEY_O: turn = -right; break;
-    case GLFW_KEY_Z: turn = ahead; break;
-    case GLFW_KEY_X: turn = -ahead; break;
-    case GLFW_KEY_V:
-        c.grip = c.grip > Real(0.5) ? 0 : 1;
-        c.fingerGrip.clear();
-        status = c.grip > 0 ? "closing the gripper" : "opening the gripper";
-        break;
-    default: return false;
-    }
-    c.wrist = c.wrist + kKeyStep * move;
-    if (lengthSq(turn) > 0) c.rotation = normalize(quatFromAxisAngle(turn, kKeyTurn) * c.rotation);
-    setGraspCommand(c);
+    const glm::vec3 f = camera.forward();
+    std::string message;
+    if (!grasp_.driver.key(key, graspTime(), Vec3{Real(f.x), Real(f.y), 0}, &message)) return false;
+    if (!message.empty()) status = message;
     return true;
 }
 

@@ -58,10 +58,26 @@ std::string shownScale(const GraspReadings& r) {
     return text;
 }
 
+// What a pad presses other than the object: "ground 103 N" (the body taking the most).
+std::string pressing(const World& w, const PadReading& p) {
+    const Model& m = w.model();
+    const std::string name = p.otherBody >= 0 && p.otherBody < m.bodyCount() ? m.bodyName[p.otherBody] : "other";
+    char text[96];
+    std::snprintf(text, sizeof text, "on %s %.0f N", name.c_str(), double(p.otherNormalForce));
+    return text;
+}
+
+// A copy's label as one word of a report line ("standard/newton 16 x pcg 40" split the line's
+// key=value fields).
+std::string copyLabelWord(std::string label) {
+    std::replace(label.begin(), label.end(), ' ', '_');
+    return label;
+}
+
 }  // namespace
 
 void SandboxApp::drawGraspWindow() {
-    const GraspSpec& spec = grasp_.driver.controller.spec();
+    const GraspSpec& spec = grasp_.driver.controller().spec();
     ImGuiWindowFlags flags = ImGuiWindowFlags_NoMove;
     if (graspWidth_ > 0) {
         // Its column right of the viewports (layoutViewports), above the Selected-body window.
@@ -84,18 +100,19 @@ void SandboxApp::drawGraspWindow() {
         ImGui::End();
         return;
     }
-    GraspCommand c = graspCommandNow();
+    // The controls show the user's goal (the command ramps to it, grasp_driver.h), or the
+    // script's command while it plays.
+    GraspCommand c = graspShown();
     bool changed = false;
-    const double t = copies_.empty() ? 0.0 : double(copies_[0]->world.state().time);
-    ImGui::Text("t %.2f s   %s", t, grasp_.driver.playing ? ("script: " + c.phase).c_str() : "user control");
+    ImGui::Text("t %.2f s   %s", double(graspTime()), grasp_.driver.playing() ? ("script: " + c.phase).c_str() : "user control");
     if (!spec.script.empty()) {
         if (ImGui::Button("Play script")) graspPlay();
         ImGui::SameLine();
-        if (ImGui::Button("Stop") && grasp_.driver.playing) setGraspCommand(c);
+        if (ImGui::Button("Stop") && grasp_.driver.playing()) grasp_.driver.takeOver(graspTime());
         ImGui::SameLine();
     }
     if (ImGui::Button("Wrist to rest")) {
-        c.wrist = grasp_.driver.controller.restWrist();
+        c.wrist = grasp_.driver.controller().restWrist();
         c.rotation = quatIdentity();
         changed = true;
     }
@@ -127,8 +144,10 @@ void SandboxApp::drawGraspWindow() {
     ImGui::PopItemWidth();
     helpMarker("Drag the gripper with the left button to move its wrist target in the plane facing the camera; "
                "shift-drag turns it; the wheel during the drag moves it along the view. Keys: W/S A/D Q/E move "
-               "1 cm, J/L U/O Z/X turn 5 deg, V opens or closes.");
-    if (changed) setGraspCommand(c);
+               "1 cm, J/L U/O Z/X turn 5 deg, V opens or closes. These set a goal (the sliders' values, the "
+               "hollow marker); the gripper moves to it at most 0.15 m/s and 0.5 m/s^2 and closes in 0.9 s, "
+               "so that a held object is not shaken loose. R puts the gripper back at rest.");
+    if (changed) setGraspGoal(c);
 
     // Sensors, per copy: the drive force, the pad forces and their slip state, the scale.
     const float plotHeight = copyCount() > 1 ? 34.f : 48.f;
@@ -161,9 +180,15 @@ void SandboxApp::drawGraspWindow() {
                 ImGui::TableNextColumn();
                 ImGui::Text("%.2f", double(p.frictionForce));
                 ImGui::TableNextColumn();
-                if (p.contacts == 0) ImGui::TextDisabled("free");
-                else if (p.sliding > 0) ImGui::TextColored(ImVec4(1, 0.3f, 0.2f, 1), "SLIDE");
-                else ImGui::TextColored(ImVec4(0.2f, 0.9f, 0.4f, 1), "stick");
+                // The pad's state on the object; a pad that only presses something else (the
+                // floor, the other finger) holds nothing: it says what it presses and how hard.
+                if (p.contacts > 0 && p.sticking()) ImGui::TextColored(ImVec4(0.2f, 0.9f, 0.4f, 1), "stick");
+                else if (p.contacts > 0) ImGui::TextColored(ImVec4(1, 0.3f, 0.2f, 1), "SLIDE");
+                else if (p.otherContacts == 0) ImGui::TextDisabled("free");
+                else ImGui::TextColored(ImVec4(1, 0.75f, 0.2f, 1), "%s", pressing(copies_[i]->world, p).c_str());
+                if (p.otherContacts > 0 && ImGui::IsItemHovered())
+                    ImGui::SetTooltip("%s; the normal force column counts the object's contacts only",
+                                      pressing(copies_[i]->world, p).c_str());
             }
             ImGui::EndTable();
         }
@@ -178,13 +203,19 @@ void SandboxApp::drawGraspWindow() {
 
 void SandboxApp::drawGraspOverlay(int copy) {
     if (!grasp_.active() || copy >= (int)grasp_.copies.size()) return;
-    const GraspSpec& spec = grasp_.driver.controller.spec();
+    const GraspSpec& spec = grasp_.driver.controller().spec();
     const World& w = copies_[copy]->world;
     const GraspReadings& r = grasp_.copies[copy];
-    // The wrist target (the mocap frame): a point and its three axes.
+    // The wrist target (the mocap frame): a point and its three axes; the user's goal, where the
+    // target is still on its way to it, as a grey point joined to it.
     const GraspCommand c = graspCommandNow();
-    const Quat q = c.rotation * grasp_.driver.controller.restRotation();
+    const Quat q = c.rotation * grasp_.driver.controller().restRotation();
     debugRenderer_.point(c.wrist, 8.f, Color{1, 1, 1, 1});
+    const Vec3 goal = grasp_.driver.goal().wrist;
+    if (!grasp_.driver.playing() && length(goal - c.wrist) > Real(1e-4)) {
+        debugRenderer_.point(goal, 6.f, Color{0.6f, 0.6f, 0.6f, 1});
+        debugRenderer_.line(c.wrist, goal, Color{0.6f, 0.6f, 0.6f, 1});
+    }
     const Color axes[3] = {{1, 0.3f, 0.3f, 1}, {0.3f, 1, 0.3f, 1}, {0.3f, 0.5f, 1, 1}};
     for (int k = 0; k < 3; ++k) {
         Vec3 e{0, 0, 0};
@@ -215,7 +246,7 @@ void SandboxApp::drawGraspOverlay(int copy) {
         const Real across = dot(at - centre, right);
         const int side = across > 0 || (across == 0 && f % 2 == 1) ? 1 : 0;
         const glm::vec2 offset(side ? 12.f : -12.f, -7.f + 15.f * float(onSide[side]++));
-        const Color state = p.contacts == 0 ? kFree : p.sliding > 0 ? kSlide : kStick;
+        const Color state = p.contacts == 0 ? kFree : p.sticking() ? kStick : kSlide;
         debugRenderer_.point(at, 11.f, state);
         // The net force at the force layer's scale, at most 0.25 m long (a jaw pressed on the floor
         // carries many times the grip force and would leave the view).
@@ -223,7 +254,7 @@ void SandboxApp::drawGraspOverlay(int copy) {
         if (length(arrow) > Real(0.25)) arrow = Real(0.25) * normalize(arrow);
         debugRenderer_.line(at, at + arrow, Color{0.1f, 0.9f, 0.95f, 1});
         std::snprintf(text, sizeof text, "%.2f N %s", double(r.drive[f]),
-                      p.contacts == 0 ? "" : p.sliding > 0 ? "SLIDE" : "stick");
+                      p.contacts > 0 ? (p.sticking() ? "stick" : "SLIDE") : p.otherContacts > 0 ? "(not on the object)" : "");
         debugRenderer_.text(at, text, state, offset, side ? 0.f : 1.f);
     }
     if (spec.scaleJoint >= 0) {
@@ -236,39 +267,47 @@ void SandboxApp::drawGraspOverlay(int copy) {
 void SandboxApp::graspScriptCommand(const std::vector<std::string>& args, int frame) {
     const std::string verb = args.empty() ? "" : args[0];
     auto num = [&](size_t i) { return i < args.size() ? Real(std::atof(args[i].c_str())) : Real(0); };
-    GraspCommand c = graspCommandNow();
+    GraspCommand c = graspShown();
     if (verb == "play") {
         graspPlay();
     } else if (verb == "stop") {
-        setGraspCommand(c);
+        grasp_.driver.takeOver(graspTime());
     } else if (verb == "grip" || verb == "force") {
         (verb == "grip" ? c.grip : c.force) = num(1);
-        setGraspCommand(c);
+        c.fingerGrip.clear();
+        setGraspGoal(c);
     } else if (verb == "wrist") {
         c.wrist = Vec3{num(1), num(2), num(3)};
-        setGraspCommand(c);
+        setGraspGoal(c);
     } else if (verb == "report") {
         // One line per copy: the tests read the object's rise, the forces and the slip states.
-        const GraspSpec& spec = grasp_.driver.controller.spec();
+        const GraspSpec& spec = grasp_.driver.controller().spec();
+        const Vec3 goal = grasp_.driver.goal().wrist;
         for (int i = 0; i < copyCount() && i < (int)grasp_.copies.size(); ++i) {
             const GraspReadings& r = grasp_.copies[i];
             const World& w = copies_[i]->world;
             const Vec3 target = spec.wristJoint >= 0 ? w.model().joints[spec.wristJoint].anchorA : Vec3{0, 0, 0};
-            std::string grips, normals, slides;
+            std::string grips, normals, slides, states, others;
             for (size_t f = 0; f < r.drive.size(); ++f) {
+                const PadReading& p = r.pads[f];
+                states += std::string(f ? "," : "") +
+                          (p.contacts > 0 ? (p.sticking() ? "stick" : "slide") : p.otherContacts > 0 ? "other" : "free");
                 char one[48];
                 std::snprintf(one, sizeof one, "%s%.4f", f ? "," : "", double(r.drive[f]));
                 grips += one;
                 std::snprintf(one, sizeof one, "%s%.4f", f ? "," : "", double(r.pads[f].normalForce));
                 normals += one;
                 slides += (f ? "," : "") + std::to_string(r.pads[f].sliding);
+                std::snprintf(one, sizeof one, "%s%.4f", f ? "," : "", double(p.otherNormalForce));
+                others += one;
             }
             std::printf("grasp-report frame=%d copy=%d label=%s time=%.4f phase=%s playing=%d wrist=%.5f,%.5f,%.5f "
-                        "rise=%.5f grip=%s normal=%s sliding=%s scale_g=%.2f\n",
-                        frame, i, copies_[i]->label.c_str(), double(w.state().time), c.phase.c_str(),
-                        int(grasp_.driver.playing), double(target.x), double(target.y), double(target.z),
-                        double(r.objectRise), grips.c_str(), normals.c_str(), slides.c_str(),
-                        double(r.scale.kilograms * 1000));
+                        "goal=%.5f,%.5f,%.5f rise=%.5f grip=%s normal=%s sliding=%s pad=%s other=%s scale_g=%.2f\n",
+                        frame, i, copyLabelWord(copies_[i]->label).c_str(), double(w.state().time), c.phase.c_str(),
+                        int(grasp_.driver.playing()), double(target.x), double(target.y), double(target.z),
+                        double(goal.x), double(goal.y), double(goal.z),
+                        double(r.objectRise), grips.c_str(), normals.c_str(), slides.c_str(), states.c_str(),
+                        others.c_str(), double(r.scale.kilograms * 1000));
         }
         if (!grasp_.active()) std::printf("grasp-report frame=%d none\n", frame);
     } else {
@@ -284,13 +323,14 @@ void SandboxApp::drawGraspHelp() {
         {"left drag (gripper)", "move the wrist target in the plane facing the camera"},
         {"shift + left drag (gripper)", "turn the wrist"},
         {"wheel during the drag", "move the wrist along the view (depth)"},
-        {"W / S", "wrist 1 cm ahead / back (along the view, level)"},
-        {"A / D", "wrist 1 cm left / right"},
-        {"Q / E", "wrist 1 cm down / up"},
+        {"W / S", "wrist goal 1 cm ahead / back (along the view, level)"},
+        {"A / D", "wrist goal 1 cm left / right"},
+        {"Q / E", "wrist goal 1 cm down / up (the gripper follows at 0.15 m/s)"},
         {"J / L", "turn the wrist 5 degrees about the vertical"},
         {"U / O", "turn 5 degrees about the view's right axis"},
         {"Z / X", "turn 5 degrees about the view's ahead axis"},
-        {"V", "open / close the grip"},
+        {"V", "open / close the grip (in 1.8 s, force-limited)"},
+        {"R", "reset: the gripper at rest, the script stopped"},
     };
     ImGui::Separator();
     ImGui::TextUnformatted(grasp_.active() ? "Gripper (this scene)" : "Gripper (grasp scenes: grasp_box, fetch_tomato, ...)");

@@ -2,17 +2,21 @@
 // the scripted grasp's playback, and what the sensors read in each copy, kept as plot histories.
 //
 // The command is the app's, not a world's: before every step of every copy (the UI thread's
-// synchronous steps and the physics thread's jobs alike) GraspDriver writes it into that copy's
-// model between steps (GraspController::apply), the way the drag is written before a job. So
-// the copies of the compare view get the same wrist and grip commands, and a job that adopts
-// its worlds keeps no stale command: the next step applies the current one. While the script
-// plays, the command is the script's at each copy's own time.
+// synchronous steps and the physics thread's jobs alike) the GraspDriver (engine/grasp/
+// grasp_driver.h) writes its command at that copy's time into the copy's model between steps,
+// the way the drag is written before a job. So the copies of the compare view get the same wrist
+// and grip commands, and a job that adopts its worlds keeps no stale command: the next step
+// applies the current one. While the script plays, the command is the script's at each copy's
+// own time; else the user's input sets a goal that the command ramps to with bounded speed and
+// acceleration (grasp_driver.h says why).
 //
-// Input (grasp_input.cpp): left-drag on the gripper moves the wrist target in the plane facing
+// Input (grasp_input.cpp): left-drag on the gripper moves the wrist goal in the plane facing
 // the camera through the grabbed point (a mocap body, as MuJoCo's simulate moves one), shift
 // turns it, and the wheel during the drag moves it along the view; keys W/S A/D Q/E move it by
-// 1 cm, J/L U/O Z/X turn it by 5 degrees, V opens or closes. The window (grasp_panel.cpp) holds
-// the sliders, the Play script button, per copy the sensor table and the plots.
+// 1 cm, J/L U/O Z/X turn it by 5 degrees, V opens or closes (GraspDriver::key). R (reset) puts
+// the gripper back at rest under the user's control and stops the script. The window
+// (grasp_panel.cpp) holds the sliders, the Play script button, per copy the sensor table and
+// the plots.
 #pragma once
 
 #include <string>
@@ -20,19 +24,11 @@
 
 #include <glm/glm.hpp>
 
-#include "engine/grasp/grasp_control.h"
+#include "engine/grasp/grasp_driver.h"
 #include "engine/grasp/grasp_events.h"
 #include "engine/grasp/grasp_sensors.h"
 
 namespace cs {
-
-// What a step needs to apply the grasp's command; copied into each physics-thread job.
-struct GraspDriver {
-    GraspController controller;
-    GraspCommand command;
-    bool playing = false;             // the script's command at the world's time instead
-    void apply(World& world) const;
-};
 
 // One copy's sensor readings after its last step, and their histories for the plots.
 struct GraspReadings {
@@ -52,9 +48,9 @@ struct GraspUi {
     GraspDriver driver;
     std::vector<GraspReadings> copies;
     float forceMax = 20;              // N, the force slider's range
-    bool active() const { return driver.controller.active(); }
+    bool active() const { return driver.active(); }
     // The wrist drag: the wrist target and rotation at the press, the grabbed point on the plane.
-    Vec3 grabPoint{0, 0, 0}, wristStart{0, 0, 0};
+    Vec3 grabPoint{0, 0, 0}, wristStart{0, 0, 0};   // wristStart: the goal at the press
     Quat rotationStart = quatIdentity();
     glm::vec2 mouseStart{0, 0};
     Real depth = 0;                   // m, along the view, from the wheel during the drag

@@ -28,8 +28,10 @@
 //   impact plot impulse normal|tangential, impact plot velocity tangential|normal
 //   impact report         print "impact-report rounds=R intervals=N index=I ..." (impact_replay.h)
 //   grasp play|stop       play the scene's grasp script from a reset / hand the control back
-//   grasp grip G | force N | wrist X Y Z   the user's grasp command (grasp_ui.h)
-//   grasp report          print "grasp-report frame=F copy=I ... rise=R grip=... sliding=..." per copy
+//   grasp grip G | force N | wrist X Y Z   the user's grasp goal (grasp_ui.h; the command ramps to it)
+//   grasp report          print "grasp-report frame=F copy=I ... wrist=X,Y,Z (the applied target) goal=X,Y,Z
+//                         rise=R grip=... normal=... sliding=... pad=stick|slide|other|free,... other=N,..."
+//                         per copy (grasp_panel.cpp)
 //   fem field volumetric|vonmises|stretch   the deformable bodies' strain colour field
 //   fem range auto|LO HI  its colour range
 //   fem pressure PA [BODY]   the chambers' pressure of deformable body BODY (default 0), as the

@@ -255,6 +255,7 @@ void SandboxApp::keyPressed(int key, int mods) {
         stepOnce = true;
         break;
     case GLFW_KEY_R: {
+        graspStop();
         SessionEvent e;
         e.type = SessionEventType::Reset;
         applyEvent(e, true);

@@ -129,6 +129,7 @@ void SandboxApp::drawSettingsContent() {
     }
     ImGui::SameLine();
     if (ImGui::Button("Reset (R)")) {
+        graspStop();
         SessionEvent e;
         e.type = SessionEventType::Reset;
         applyEvent(e, true);

@@ -85,6 +85,8 @@ bool SandboxApp::stepInBackground(int steps) {
     stepDone_.store(false, std::memory_order_relaxed);
     stepRunning_ = true;
     if (!stepThread_.joinable()) stepThread_ = std::thread([this] { physicsLoop(); });
+    // The user's grasp input since the last job, planned from where this job starts (grasp_driver.h).
+    grasp_.driver.commit(copies_[0]->world.state().time);
     {
         std::lock_guard<std::mutex> lock(jobMutex_);
         job_ = Job{std::move(list), steps, grasp_.driver};
@@ -111,7 +113,7 @@ void SandboxApp::physicsLoop() {
             for (size_t i = 0; i < job.copies.size(); ++i) {
                 const auto t0 = Clock::now();
                 World& w = *job.copies[i]->stepping;
-                job.driver.apply(w);   // the grasp's command as the job began (grasp_ui.h)
+                job.driver.apply(w);   // the grasp's command at this world's time, as the job began (grasp_ui.h)
                 w.step();
                 jobStepMs_[i] = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
                 if (w.lastStepFailed()) {

@@ -25,7 +25,7 @@ void presentGrasp(SandboxApp& app) {
     app.view.draw.contactNormals = false;
     app.view.draw.jointFrames = false;
     const Model& m = app.copy(0).world.model();
-    const int fem = app.grasp().driver.controller.spec().objectFem;
+    const int fem = app.grasp().driver.controller().spec().objectFem;
     if (fem < 0 || fem >= (int)m.femBodies.size()) return;
     app.view.fem.colorByField = true;
     app.view.fem.field = FemField::VonMises;
@@ -96,7 +96,7 @@ int runRecord(int argc, char** argv) {
         presentGrasp(app);
         app.graspPlay();
         if (options.seconds < 0)
-            seconds = std::max(seconds, double(app.grasp().driver.controller.scriptDuration()) + 1.0);
+            seconds = std::max(seconds, double(app.grasp().driver.controller().scriptDuration()) + 1.0);
     }
     int frames = std::max(1, int(std::lround(seconds * options.fps)));
 

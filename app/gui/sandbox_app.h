@@ -226,14 +226,17 @@ public:
 
     // ---- grasping (grasp_ui.h: grasp_input.cpp, grasp_panel.cpp) ----
     void graspPlay();                  // resets the copies and plays the scene's script
-    void setGraspCommand(const GraspCommand& c);   // the user's command (stops the script)
-    GraspCommand graspCommandNow() const;          // the user's, or the script's at copy 0's time
+    void setGraspGoal(const GraspCommand& c);      // the user's goal at copy 0's time (stops the script)
+    GraspCommand graspCommandNow() const;          // the command at copy 0's time (the script's or the user's ramps)
+    GraspCommand graspShown() const;               // the controls' values: the script's command, or the user's goal
+    Real graspTime() const;                        // copy 0's time, s
     const GraspUi& grasp() const { return grasp_; }
     // Scripts: "grasp play|stop|grip G|force N|wrist X Y Z|report" (gui_script.h).
     void graspScriptCommand(const std::vector<std::string>& args, int frame);
 private:
     void graspLoad();
     void graspReset();
+    void graspStop();                  // the user's reset (R): the script stopped, the gripper at rest
     void graspSense();
     void drawGraspHelp();              // the gripper's keys and mouse, in the Help window
     bool graspOwnsBody(int body) const;

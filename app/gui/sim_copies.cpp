@@ -155,6 +155,7 @@ void SandboxApp::stepCopies() {
     while (replaying_ && replayNext_ < replay_.events.size() && replay_.events[replayNext_].step <= tick_)
         applyEvent(replay_.events[replayNext_++], true);
     auto t0 = std::chrono::steady_clock::now();
+    if (!copies_.empty()) grasp_.driver.commit(copies_[0]->world.state().time);   // the input since the last step
     for (size_t i = 0; i < copies_.size(); ++i) {
         SimCopy* c = copies_[i].get();
         auto s0 = std::chrono::steady_clock::now();

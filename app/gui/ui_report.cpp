@@ -50,7 +50,7 @@ void SandboxApp::printUiReport(int frame) const {
         for (size_t f = 0; f < act.size(); ++f)
             std::printf("ui-report frame=%d fem-pressure %zu %.6g\n", frame, f, double(act[f]));
         // The grasp's object and the scale's platform: their pixels in the first viewport.
-        const GraspSpec& spec = grasp_.driver.controller.spec();
+        const GraspSpec& spec = grasp_.driver.controller().spec();
         auto pixel = [&](const char* name, Vec3 p) {
             glm::vec2 px;
             const glm::vec3 at(float(p.x), float(p.y), float(p.z));

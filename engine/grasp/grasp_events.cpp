@@ -33,7 +33,7 @@ void GraspEventDetector::update(const World& world, const GraspSpec& spec, std::
     Real least = 1e30;
     int sliding = 0;
     for (const FingerSpec& f : spec.fingers) {
-        const PadReading pad = padReading(world, f.pads);
+        const PadReading pad = padReading(world, f.pads, spec.object, spec.objectFem);
         least = pad.normalForce < least ? pad.normalForce : least;
         contact = contact && pad.normalForce > kContactForce;
         sliding += pad.sliding;

@@ -3,7 +3,8 @@
 //
 //   grip closed    the grip command g (the first finger's drive target between open and closed)
 //                  rises through 1/2
-//   contact made   every finger's pads carry more than kContactForce of normal force
+//   contact made   every finger's pads carry more than kContactForce of normal force on the object
+//                  (on anything, where the spec names no object)
 //   lift start     in contact with the grip closed, the object more than kLiftHeight above its
 //                  height when the grip closed on it (once per grip)
 //   slip detected  in contact, some pad contact slides (Contact::sliding) where none

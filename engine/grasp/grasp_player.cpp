@@ -95,7 +95,7 @@ void GraspPlayer::afterStep(const World& world) {
                 const FingerSpec& finger = spec.fingers[f];
                 const Real g = jointDriveForce(world, finger.joints[0]);
                 gripSum_[f] += finger.lever > 0 ? std::fabs(g) / finger.lever : std::fabs(g);
-                sliding = sliding || padReading(world, finger.pads).sliding > 0;
+                sliding = sliding || padReading(world, finger.pads, spec.object, spec.objectFem).sliding > 0;
             }
             metrics_.slidingStepsHold += sliding ? 1 : 0;
         }

@@ -55,14 +55,31 @@ Real jointDriveForce(const World& world, int joint) {
     return world.state().jointWarm[first + jointRowCount(j) - 1] / stepLength(world);
 }
 
-PadReading padReading(const World& world, const std::vector<int>& pads) {
+PadReading padReading(const World& world, const std::vector<int>& pads, int objectBody, int objectFem) {
     PadReading r;
+    const Model& m = world.model();
     const Real h = stepLength(world);
+    const bool anything = objectBody < 0 && objectFem < 0;
     auto isPad = [&](int b) { return b >= 0 && std::find(pads.begin(), pads.end(), b) != pads.end(); };
+    std::vector<std::pair<int, Real>> others;   // rigid body, normal force on it
     for (const Contact& c : world.contacts()) {
         const PotentialContact& g = c.geometry;
         const bool onA = isPad(g.bodyA), onB = isPad(g.bodyB);
         if (onA == onB || !(c.normalImpulse > 0)) continue;   // not a pad's, or between two pads
+        // What the pad touches: a deformable body's node (pointA's side) or the rigid body opposite.
+        const int otherRigid = c.femNode >= 0 ? -1 : onA ? g.bodyB : g.bodyA;
+        const bool object = anything || (c.femNode >= 0 ? objectFem >= 0 && m.femNodeBody[c.femNode] == objectFem
+                                                        : objectBody >= 0 && otherRigid == objectBody);
+        if (!object) {
+            r.otherNormalForce += c.normalImpulse / h;
+            r.otherContacts++;
+            if (otherRigid >= 0) {
+                auto it = std::find_if(others.begin(), others.end(), [&](const auto& o) { return o.first == otherRigid; });
+                if (it == others.end()) others.push_back({otherRigid, c.normalImpulse / h});
+                else it->second += c.normalImpulse / h;
+            }
+            continue;
+        }
         // The impulse on A is n lambda_n + t_k lambda_tk (normal from B towards A); B gets its opposite.
         const Vec3 onBodyA = c.normalImpulse * g.normal + c.tangentImpulse[0] * c.tangent[0] +
                              c.tangentImpulse[1] * c.tangent[1];
@@ -72,11 +89,21 @@ PadReading padReading(const World& world, const std::vector<int>& pads) {
                                      c.tangentImpulse[1] * c.tangentImpulse[1]) / h;
         r.contacts++;
         r.sliding += c.sliding ? 1 : 0;
+        r.slidingNormal += c.sliding ? c.normalImpulse / h : Real(0);
         const Vec3 p = Real(0.5) * (g.pointA + g.pointB);
         Vec3 v = pointVelocity(world, g.bodyA, p) - pointVelocity(world, g.bodyB, p);
+        if (c.femNode >= 0) v = world.state().femVel[c.femNode] - pointVelocity(world, g.bodyB, p);
         v -= dot(v, g.normal) * g.normal;
         r.slipSpeed = std::max(r.slipSpeed, length(v));
+        r.meanSlipSpeed += c.normalImpulse / h * length(v);   // over normalForce below
     }
+    if (r.normalForce > 0) r.meanSlipSpeed /= r.normalForce;
+    Real most = 0;
+    for (const auto& o : others)
+        if (o.second > most) {
+            most = o.second;
+            r.otherBody = o.first;
+        }
     return r;
 }
 
