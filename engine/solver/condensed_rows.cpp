@@ -2,11 +2,10 @@
 #include "engine/solver/condensed_rows.h"
 
 #include <Eigen/Dense>
+#include <Eigen/OrderingMethods>
 #include <Eigen/SparseCholesky>
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
 
 namespace cs {
 
@@ -59,7 +58,8 @@ struct CondensedRows::Impl {
     std::vector<int> nodeColumnLength;   // (K nodes) entries in each of the node's three columns
     std::vector<int> diagSlot;       // (K nodes) value index of the diagonal block's (0, 0)
     SparseK K;
-    Eigen::SimplicialLDLT<SparseK, Eigen::Lower> factor;
+    // K is numbered in its elimination order already (nodeBody), so the factor keeps it.
+    Eigen::SimplicialLDLT<SparseK, Eigen::Lower, Eigen::NaturalOrdering<int>> factor;
     bool analysed = false;
 
     // ---- per step ----
@@ -68,7 +68,7 @@ struct CondensedRows::Impl {
     std::vector<double> invD;            // (rows) 1 / D_i on soft rows
     std::vector<int> touchedDof;         // (K nodes) first column in X, or -1
     std::vector<int> touchedNodes;
-    Eigen::MatrixXd E, X;                // the touched DOFs' unit columns E_T, and K^-1 E_T (dofs x touched)
+    Eigen::MatrixXd Ltt, Xtt;            // the factor's trailing block, and K^-1 over the touched DOFs
     Eigen::MatrixXd G;                   // J_H K~^-1 J_H^T (hard x hard)
     std::vector<std::vector<std::pair<int, int>>> bodyEntries;   // (bodies) (hard index, slot) on non-K bodies
     // ---- per solve ----
@@ -146,21 +146,66 @@ bool CondensedRows::prepare(const ConstraintRows& rows, const RowSystemView& v) 
     m.runStart.push_back((int)m.soft.size());
     const int runs = (int)m.runStart.size() - 1;
 
+    // The nodes the hard rows touch: they go last in K's order, so that the factor's trailing
+    // block is their Schur complement (below); they belong to the signature too.
+    const size_t runPart = signature.size();
+    {
+        std::vector<char> inK(nb, 0);
+        for (size_t k = 1; k < runPart; ++k)
+            if (signature[k] >= 0) inK[signature[k]] = 1;
+        m.touchedNodes.clear();   // bodies here, K nodes after the numbering
+        std::vector<char> seen(nb, 0);
+        for (int i : m.hard) {
+            int body[4];
+            const Spatial* jac[4];
+            const int cols = rowColumns(v, i, body, jac);
+            for (int c = 0; c < cols; ++c)
+                if (body[c] >= 0 && inK[body[c]] && !seen[body[c]]) {
+                    seen[body[c]] = 1;
+                    m.touchedNodes.push_back(body[c]);
+                }
+        }
+        if (3 * (int)m.touchedNodes.size() > kMaxTouchedDofs) return false;
+        std::sort(m.touchedNodes.begin(), m.touchedNodes.end());
+        signature.insert(signature.end(), m.touchedNodes.begin(), m.touchedNodes.end());
+    }
+    const int touched = (int)m.touchedNodes.size();
+
     if (signature != m.signature) {
-        // Nodes in body order; then the block pattern of K's lower triangle.
+        // Node order: the untouched nodes by approximate minimum degree on the node graph (a third
+        // of the DOF graph's size, the same fill), then the touched ones.
         m.signature = signature;
+        std::vector<int> candidates;   // untouched K bodies
+        std::vector<char> isTouched(nb, 0);
+        for (int b : m.touchedNodes) isTouched[b] = 1;
         bodyNode.assign(nb, -1);
-        for (int r = 0; r < runs; ++r)
-            for (int c = 0; c < 4; ++c) {
-                const int b = signature[1 + 4 * r + c];
-                if (b >= 0) bodyNode[b] = 0;
-            }
-        m.nodeBody.clear();
+        for (size_t k = 1; k < runPart; ++k)
+            if (signature[k] >= 0) bodyNode[signature[k]] = 0;
         for (int b = 0; b < nb; ++b)
-            if (bodyNode[b] >= 0) {
-                bodyNode[b] = (int)m.nodeBody.size();
-                m.nodeBody.push_back(b);
+            if (bodyNode[b] >= 0 && !isTouched[b]) {
+                bodyNode[b] = (int)candidates.size();
+                candidates.push_back(b);
             }
+        const int free = (int)candidates.size();
+        m.nodeBody.clear();
+        if (free > 0) {
+            std::vector<Eigen::Triplet<double, int>> adjacency;
+            for (int q = 0; q < free; ++q) adjacency.emplace_back(q, q, 1.0);
+            for (int r = 0; r < runs; ++r)
+                for (int c1 = 0; c1 < 4; ++c1)
+                    for (int c2 = 0; c2 < 4; ++c2) {
+                        const int b1 = signature[1 + 4 * r + c1], b2 = signature[1 + 4 * r + c2];
+                        if (b1 >= 0 && b2 >= 0 && b1 != b2 && !isTouched[b1] && !isTouched[b2])
+                            adjacency.emplace_back(bodyNode[b1], bodyNode[b2], 1.0);
+                    }
+            SparseK graph(free, free);
+            graph.setFromTriplets(adjacency.begin(), adjacency.end());
+            Eigen::PermutationMatrix<Eigen::Dynamic, Eigen::Dynamic, int> order;
+            Eigen::AMDOrdering<int>()(graph, order);   // order.indices()[k]: the node eliminated k-th
+            for (int k = 0; k < free; ++k) m.nodeBody.push_back(candidates[order.indices()[k]]);
+        }
+        m.nodeBody.insert(m.nodeBody.end(), m.touchedNodes.begin(), m.touchedNodes.end());
+        for (int q = 0; q < (int)m.nodeBody.size(); ++q) bodyNode[m.nodeBody[q]] = q;
         const int nodes = (int)m.nodeBody.size();
         std::vector<std::vector<int>> column(nodes);   // rows (nodes p >= q) of block column q
         for (int q = 0; q < nodes; ++q) column[q].push_back(q);
@@ -268,30 +313,26 @@ bool CondensedRows::prepare(const ConstraintRows& rows, const RowSystemView& v) 
 
     // ---- the hard rows: K^-1 over the node DOFs they touch, and G ----
     t0 = std::chrono::steady_clock::now();
+    // The touched nodes are K's last: with K = L D L^T in that order, the trailing block of
+    // the factor is their Schur complement S = L_TT D_T L_TT^T, and K^-1 over them is S^-1 =
+    // L_TT^-T D_T^-1 L_TT^-1 (dense, 3 x touched square): no solve over the whole factor per DOF.
+    const int first = nodes - touched, nt = 3 * touched, f0 = 3 * first;
     m.touchedDof.assign(nodes, -1);
-    m.touchedNodes.clear();
-    for (int i : m.hard) {
-        int body[4];
-        const Spatial* jac[4];
-        const int cols = rowColumns(v, i, body, jac);
-        for (int c = 0; c < cols; ++c) {
-            if (body[c] < 0 || bodyNode[body[c]] < 0) continue;
-            const int q = bodyNode[body[c]];
-            if (m.touchedDof[q] < 0) {
-                m.touchedDof[q] = 3 * (int)m.touchedNodes.size();
-                m.touchedNodes.push_back(q);
-            }
-        }
-    }
-    const int nt = 3 * (int)m.touchedNodes.size();
-    if (nt > kMaxTouchedDofs) return false;
+    for (int q = first; q < nodes; ++q) m.touchedDof[q] = 3 * (q - first);
     stats_.touchedDofs = nt;
-    m.E.setZero(dofs, nt);
-    for (size_t k = 0; k < m.touchedNodes.size(); ++k)
-        for (int c = 0; c < 3; ++c) m.E(3 * m.touchedNodes[k] + c, 3 * (Eigen::Index)k + c) = 1;
-    if (nt > 0) m.X = m.factor.solve(m.E);
-    else m.X.resize(dofs, 0);
-
+    if (nt > 0) {
+        const SparseK& L = m.factor.matrixL().nestedExpression();   // strictly lower (unit diagonal implied)
+        m.Ltt.setIdentity(nt, nt);
+        for (int c = f0; c < dofs; ++c)
+            for (SparseK::InnerIterator it(L, c); it; ++it)
+                if (it.row() > c) m.Ltt(it.row() - f0, c - f0) = it.value();
+        m.Xtt.setIdentity(nt, nt);
+        m.Ltt.triangularView<Eigen::UnitLower>().solveInPlace(m.Xtt);   // L_TT^-1
+        m.Ltt = m.factor.vectorD().tail(nt).cwiseInverse().asDiagonal() * m.Xtt;
+        m.Xtt = m.Xtt.transpose() * m.Ltt;                                 // L^-T D^-1 L^-1
+    } else {
+        m.Xtt.resize(0, 0);
+    }
     m.G.setZero(nh, nh);
     // Through K: G_ij += u_i^T X_TT u_j, u_i the row's Jacobian on the touched DOFs.
     if (nt > 0) {
@@ -306,9 +347,7 @@ bool CondensedRows::prepare(const ConstraintRows& rows, const RowSystemView& v) 
                 for (int k = 0; k < 3; ++k) {
                     const double g = double(jac[c]->lin[k]);
                     if (g == 0) continue;
-                    for (size_t tn = 0; tn < m.touchedNodes.size(); ++tn)
-                        for (int rr = 0; rr < 3; ++rr)
-                            B(3 * (Eigen::Index)tn + rr, j) += m.X(3 * m.touchedNodes[tn] + rr, tq + k) * g;
+                    B.col(j) += g * m.Xtt.col(tq + k);
                 }
             }
         }
@@ -347,10 +386,6 @@ bool CondensedRows::prepare(const ConstraintRows& rows, const RowSystemView& v) 
         }
     }
     stats_.hardSeconds = secondsSince(t0);
-    if (std::getenv("CS_CONDENSE_TRACE"))   // TEMP probe
-        std::fprintf(stderr, "condense: soft %d hard %d dofs %d touched %d nnzK %ld nnzL %lld factor %.3f ms hard %.3f ms\n",
-                     stats_.softRows, nh, dofs, nt, (long)m.K.nonZeros(), stats_.factorNonZeros, 1e3 * stats_.factorSeconds,
-                     1e3 * stats_.hardSeconds);
     return true;
 }
 
@@ -394,10 +429,10 @@ bool CondensedRows::solve(const RowSystemView& v, const Real* compliance, const 
         m.llt.compute(m.A);
         if (m.llt.info() != Eigen::Success) return false;
         m.lambdaH = m.llt.solve(m.rhsH);
-        // 3. z = K^-1 J_H^T dlambda_H (on K's DOFs: X times the touched DOFs' forces)
-        const int nt = (int)m.X.cols();
+        // 3. z = K^-1 J_H^T dlambda_H over K's DOFs (one solve with the factor)
+        const int nt = (int)m.Xtt.cols(), f0 = dofs - nt;
         if (nt > 0) {
-            m.fT.setZero(nt);
+            m.fT.setZero(dofs);
             for (int j = 0; j < nh; ++j) {
                 int body[4];
                 const Spatial* jac[4];
@@ -405,10 +440,10 @@ bool CondensedRows::solve(const RowSystemView& v, const Real* compliance, const 
                 for (int c = 0; c < cols; ++c) {
                     if (body[c] < 0 || m.bodyNode[body[c]] < 0) continue;
                     const int t = m.touchedDof[m.bodyNode[body[c]]];
-                    for (int k = 0; k < 3; ++k) m.fT[t + k] += double(jac[c]->lin[k]) * m.lambdaH[j];
+                    for (int k = 0; k < 3; ++k) m.fT[f0 + t + k] += double(jac[c]->lin[k]) * m.lambdaH[j];
                 }
             }
-            m.z.noalias() = m.X * m.fT;
+            m.z = m.factor.solve(m.fT);
         }
         for (int j = 0; j < nh; ++j) {
             fixed[m.hard[j]] = 0;
