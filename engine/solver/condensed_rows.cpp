@@ -11,6 +11,15 @@ namespace cs {
 
 namespace {
 
+// Hard rows above which the step keeps the iterative solve: their dense factor costs m^3/3 flops
+// per Newton iteration (600 rows: 72 Mflop, some 20 ms).
+constexpr int kMaxDenseHardRows = 600;
+// Node DOFs touched by hard rows above which the step keeps the iterative solve: K^-1 over them
+// costs about 1.5 q^3 flops per step. fem_fold's self contact touches 530-560 and more; with both
+// limits at 1,500 it ran every step condensed at 329 CPU ms per step and still ended every step
+// at the Newton cap (mean residual 100 m/s): its self-contact rows, not the linear solve, stop it.
+constexpr int kMaxTouchedDofs = 600;
+
 using SparseK = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
 
 double secondsSince(std::chrono::steady_clock::time_point t) {
@@ -72,9 +81,11 @@ struct CondensedRows::Impl {
     Eigen::MatrixXd G;                   // J_H K~^-1 J_H^T (hard x hard)
     std::vector<std::vector<std::pair<int, int>>> bodyEntries;   // (bodies) (hard index, slot) on non-K bodies
     // ---- per solve ----
-    Eigen::VectorXd f, y, z, fT, rhsH, lambdaH;
-    Eigen::MatrixXd A;
-    Eigen::LLT<Eigen::MatrixXd> llt;
+    std::vector<char> hardLinear;        // (hard) a bilateral row with no force limit
+    std::vector<int> linearIndex;
+    Eigen::VectorXd f, y, za, zb, fa, fb, rhsH, lambdaH, a, bStep, rhsL;
+    Eigen::MatrixXd A, All;
+    Eigen::LLT<Eigen::MatrixXd> llt, lltLinear;
 };
 
 CondensedRows::CondensedRows() : impl_(std::make_unique<Impl>()) {}
@@ -118,8 +129,12 @@ bool CondensedRows::prepare(const ConstraintRows& rows, const RowSystemView& v) 
     }
     if (m.soft.empty()) return false;
     m.hard.clear();
+    m.hardLinear.clear();
     for (int i = 0; i < n; ++i)
-        if (!rowSoft_[i]) m.hard.push_back(i);
+        if (!rowSoft_[i]) {
+            m.hard.push_back(i);
+            m.hardLinear.push_back(rows.kind[i] == int(RowKind::Bilateral) && rows.maxImpulse[i] >= kNoImpulseLimit);
+        }
     const int nh = (int)m.hard.size();
     if (nh > kMaxDenseHardRows) return false;
 
@@ -420,7 +435,8 @@ bool CondensedRows::solve(const RowSystemView& v, const Real* compliance, const 
     }
     m.y = m.factor.solve(m.f);
     // 2. (G + D_H) dlambda_H = r_H - J_H y
-    m.z.setZero(dofs);
+    m.za.setZero(dofs);
+    m.zb.setZero(dofs);
     if (nh > 0) {
         m.rhsH.resize(nh);
         for (int j = 0; j < nh; ++j) m.rhsH[j] = double(b[m.hard[j]]) - gatherK(m.hard[j], m.y);
@@ -429,31 +445,66 @@ bool CondensedRows::solve(const RowSystemView& v, const Real* compliance, const 
         m.llt.compute(m.A);
         if (m.llt.info() != Eigen::Success) return false;
         m.lambdaH = m.llt.solve(m.rhsH);
-        // 3. z = K^-1 J_H^T dlambda_H over K's DOFs (one solve with the factor)
-        const int nt = (int)m.Xtt.cols(), f0 = dofs - nt;
-        if (nt > 0) {
-            m.fT.setZero(dofs);
+        // The damped step: the non-smooth hard rows (contacts, force-limited rows) move by
+        // t dlambda; the linear ones (attachments, joints) take the values that solve their own
+        // equations given that, a + t b: a = A_LL^-1 rhs_L, b = dlambda_L - a. So, as for S, only
+        // the non-smooth rows feel the damping.
+        int linear = 0;
+        for (int j = 0; j < nh; ++j) linear += m.hardLinear[j];
+        m.a.setZero(nh);
+        m.bStep = m.lambdaH;
+        if (linear == nh) {
+            m.a = m.lambdaH;
+            m.bStep.setZero(nh);
+        } else if (linear > 0) {
+            m.linearIndex.clear();
+            for (int j = 0; j < nh; ++j)
+                if (m.hardLinear[j]) m.linearIndex.push_back(j);
+            m.All.resize(linear, linear);
+            m.rhsL.resize(linear);
+            for (int p = 0; p < linear; ++p) {
+                m.rhsL[p] = m.rhsH[m.linearIndex[p]];
+                for (int q = 0; q < linear; ++q) m.All(p, q) = m.A(m.linearIndex[p], m.linearIndex[q]);
+            }
+            m.lltLinear.compute(m.All);
+            if (m.lltLinear.info() != Eigen::Success) return false;
+            m.rhsL = m.lltLinear.solve(m.rhsL);
+            for (int p = 0; p < linear; ++p) {
+                const int j = m.linearIndex[p];
+                m.a[j] = m.rhsL[p];
+                m.bStep[j] = m.lambdaH[j] - m.rhsL[p];
+            }
+        }
+        // 3. z = K^-1 J_H^T dlambda_H over K's DOFs (one solve with the factor each for a and b)
+        if (m.Xtt.cols() > 0) {
+            m.fa.setZero(dofs);
+            m.fb.setZero(dofs);
             for (int j = 0; j < nh; ++j) {
                 int body[4];
                 const Spatial* jac[4];
                 const int cols = rowColumns(v, m.hard[j], body, jac);
                 for (int c = 0; c < cols; ++c) {
                     if (body[c] < 0 || m.bodyNode[body[c]] < 0) continue;
-                    const int t = m.touchedDof[m.bodyNode[body[c]]];
-                    for (int k = 0; k < 3; ++k) m.fT[f0 + t + k] += double(jac[c]->lin[k]) * m.lambdaH[j];
+                    const int q = 3 * m.bodyNode[body[c]];
+                    for (int k = 0; k < 3; ++k) {
+                        m.fa[q + k] += double(jac[c]->lin[k]) * m.a[j];
+                        m.fb[q + k] += double(jac[c]->lin[k]) * m.bStep[j];
+                    }
                 }
             }
-            m.z = m.factor.solve(m.fT);
+            if (m.a.squaredNorm() > 0) m.za = m.factor.solve(m.fa);
+            if (m.bStep.squaredNorm() > 0) m.zb = m.factor.solve(m.fb);
         }
         for (int j = 0; j < nh; ++j) {
-            fixed[m.hard[j]] = 0;
-            step[m.hard[j]] = Real(m.lambdaH[j]);
+            fixed[m.hard[j]] = Real(m.a[j]);
+            step[m.hard[j]] = Real(m.bStep[j]);
         }
     }
-    // 4. dlambda_S(t) = D_S^-1 (r_S - J_S y) - t D_S^-1 J_S z
+    // 4. dlambda_S(t) = D_S^-1 (r_S - J_S (y + z_a)) - t D_S^-1 J_S z_b
+    m.y += m.za;
     for (int i : m.soft) {
         fixed[i] = Real((double(b[i]) - gatherK(i, m.y)) * m.invD[i]);
-        step[i] = nh > 0 ? Real(-gatherK(i, m.z) * m.invD[i]) : Real(0);
+        step[i] = Real(-gatherK(i, m.zb) * m.invD[i]);
     }
     return true;
 }

@@ -19,12 +19,13 @@
 // each of its products would cost a K solve (a pass over the whole factor) and the few hard rows
 // of the FEM scenes (contacts on a body's nodes) make a dense factor cheaper than 40 of those;
 // and a direct solve removes the inexactness that kept the FEM scenes at their Newton cap.
-// When the hard rows are many (kMaxDenseHardRows) or too many DOFs are touched, the step keeps the
-// plain iterative solve on all rows (prepare returns false).
+// When the hard rows are many (over 600) or touch many node DOFs (over 600), the step keeps the
+// plain iterative solve on all rows (prepare returns false; condensed_rows.cpp says why 600).
 //
-// The damped step (newton.cpp): for a step t on the hard rows, the S rows take
-// dlambda_S(t) = D_S^-1 (r_S - J_S (y + t z)), z = K~^-1 J_H^T dlambda_H (steps 3-4 with t dlambda_H),
-// which keeps every S row's equation exact for any t: the FEM part needs one iteration whatever the
+// The damped step (newton.cpp): for a step t on the non-smooth hard rows (contacts, force-limited
+// rows), every linear row (S, and the hard bilateral rows: attachments, joints) takes the value
+// that keeps its own equation exact: dlambda_L(t) = a + t b from the hard system restricted to
+// them, dlambda_S(t) = D_S^-1 (r_S - J_S dv(t)). So the FEM part needs one iteration whatever the
 // damping, and only the contacts iterate. solve() returns that as x = fixed + t step.
 //
 // docs/fem_direct_solve.md has the measurements.
@@ -37,12 +38,6 @@
 #include "engine/solver/row_system.h"
 
 namespace cs {
-
-// Hard rows above which the step keeps the iterative solve (a dense factor of m^3/3 flops per
-// Newton iteration: 600 rows is about 72 Mflop, some 20 ms).
-constexpr int kMaxDenseHardRows = 600;
-// Node DOFs touched by hard rows above which the step keeps the iterative solve (one K solve each).
-constexpr int kMaxTouchedDofs = 600;
 
 struct CondensedStats {
     int softRows = 0, hardRows = 0, dofs = 0, touchedDofs = 0;
@@ -67,7 +62,7 @@ public:
 
     // Solves the system for the Newton step with right-hand side b and the hard rows' compliance
     // D_H = compliance[h] (the S rows' D is rows.softness, as given to prepare). The step for a
-    // damping t is x = fixed + t * step (fixed is zero on hard rows). Returns false when the
+    // damping t is x = fixed + t * step (fixed is zero on non-smooth rows). Returns false when the
     // hard matrix is not positive definite (then the caller solves iteratively).
     bool solve(const RowSystemView& view, const Real* compliance, const Real* b, Real* fixed, Real* step);
 
