@@ -56,6 +56,7 @@ void printUsage(std::FILE* out) {
         "  --overlap-every N (overlap volume stride, 0: last step only; default 10)  --no-progress\n"
         "  --sleeping (islands at rest sleep; off unless the scene sets \"sleeping\": true)\n"
         "  --cull-rows on|off (standard model: leave out contacts that cannot close; engine/contact/row_culling.h)\n"
+        "  --condense on|off (FEM element rows by a sparse direct solve in node space; default on)\n"
         "  --keep-best on|off (Newton returns its least-merit iterate when it ends at its cap twice worse)\n"
         "  --forcing ETA (0 < ETA < 1: Eisenstat-Walker linear tolerance per Newton iteration, at most ETA; 0: off)\n"
         "  --step-cut G (G > 1: a Newton step raising the merit more than G times is halved, twice at most; 0: off)\n"
@@ -95,7 +96,7 @@ bool parseRunOptions(int argc, char** argv, int first, RunOptions& o, std::strin
             static const char* known[] = {"--contact", "--solver", "--ncp", "--dt", "--steps", "--seconds",
                                           "--newton", "--iters", "--seed", "--substeps", "--trace",
                                           "--state-out", "--threads", "--backend", "--overlap-every",
-                                          "--grip-force", "--cull-rows", "--keep-best", "--forcing", "--step-cut",
+                                          "--grip-force", "--cull-rows", "--condense", "--keep-best", "--forcing", "--step-cut",
                                           "--preconditioner", "--narrow-reuse",
                                           "--ccp-solver", "--ccp-iters"};
             for (const char* k : known)
@@ -165,6 +166,9 @@ bool parseRunOptions(int argc, char** argv, int first, RunOptions& o, std::strin
         } else if (a == "--cull-rows") {
             if (v != "on" && v != "off") return bad("on or off");
             o.cullRows = v == "on";
+        } else if (a == "--condense") {
+            if (v != "on" && v != "off") return bad("on or off");
+            o.condense = v == "on";
         } else if (a == "--keep-best") {
             if (v != "on" && v != "off") return bad("on or off");
             o.keepBest = v == "on";
@@ -205,6 +209,7 @@ void applyRunOptions(const RunOptions& o, WorldSettings& s) {
     if (o.substeps) s.substeps = *o.substeps;
     if (o.sleeping) s.sleeping = true;
     if (o.cullRows) s.solver.cullRows = *o.cullRows;
+    if (o.condense) s.solver.condenseCompliantRows = *o.condense;
     if (o.keepBest) s.solver.keepBestIterate = *o.keepBest;
     if (o.forcing) s.solver.linearForcing = Real(*o.forcing);
     if (o.stepCut) s.solver.stepCutGrowth = Real(*o.stepCut);

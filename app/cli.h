@@ -28,6 +28,7 @@ struct RunOptions {
     std::optional<double> seconds;        // steps = ceil(seconds / dt)
     std::optional<int> newton, iters, substeps, threads;
     std::optional<bool> cullRows;         // --cull-rows on|off (SolverSettings::cullRows)
+    std::optional<bool> condense;         // --condense on|off (SolverSettings::condenseCompliantRows)
     std::optional<bool> keepBest;         // --keep-best on|off (SolverSettings::keepBestIterate)
     std::optional<double> forcing;        // --forcing ETA_MAX (SolverSettings::linearForcing)
     std::optional<double> stepCut;        // --step-cut G (SolverSettings::stepCutGrowth)

@@ -72,6 +72,10 @@ struct SolverSettings {
                                          //   the rest by the linear solver (engine/solver/decoupled_rows.h; CPU
                                          //   only). Off: 1.6x faster on the 385-box pyramid, but the default
                                          //   pyramid's penetration grew from 1.2e-6 to 9.8e-5 m
+    bool condenseCompliantRows = true;   // compliant bilateral rows on point masses (FEM elements) eliminated
+                                         //   by a sparse direct solve in node space, the other rows solved
+                                         //   densely (engine/solver/condensed_rows.h; CPU only). A no-op
+                                         //   without such rows
     bool cullRows = true;                // standard model, CPU: contacts that cannot close within the step
                                          //   get no rows; the reduced solve stands only when it converged and
                                          //   every left-out contact stayed open, else the step is solved again

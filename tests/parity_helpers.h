@@ -32,11 +32,17 @@ struct LibraryScene {
     SceneInfo info;
 };
 
-// A library scene (or a scene file) as its file gives it; fails the test if it does not load.
+// The pipeline solves every row with the linear solver; the condensed FEM solve
+// (engine/solver/condensed_rows.h) is CPU-only, so a World compared with the pipeline turns it off.
+inline void solveAsPipeline(World& cpu) { cpu.settings.solver.condenseCompliantRows = false; }
+
+// A library scene (or a scene file) as its file gives it, but for the condensed FEM solve, which
+// the pipeline does not run (solveAsPipeline); fails the test if it does not load.
 inline LibraryScene loadLibraryScene(const std::string& name) {
     LibraryScene s;
     std::string error;
     REQUIRE_MESSAGE(loadScene(name, s.model, s.settings, s.info, &error), error);
+    s.settings.solver.condenseCompliantRows = false;
     return s;
 }
 

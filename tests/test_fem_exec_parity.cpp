@@ -77,6 +77,7 @@ struct FemParity : FemDifferences {
 
 FemParity compareFem(World& cpu, World& host, int steps, PipelineOptions options = {}) {
     requirePipelineSupports(host);
+    solveAsPipeline(cpu);
     PipelineWorld<HostExecutor> pipeline(host, options);
     const std::vector<Vec3> start = cpu.state().femPos;
     FemParity p;

@@ -89,6 +89,7 @@ struct FemFemParity : FemDifferences {
 
 FemFemParity compare(World& cpu, World& host, int steps, PipelineOptions options = {}) {
     requirePipelineSupports(host);
+    solveAsPipeline(cpu);
     PipelineWorld<HostExecutor> pipeline(host, options);
     const std::vector<Vec3> start = cpu.state().femPos;
     FemFemParity p;
@@ -181,6 +182,7 @@ TEST_CASE("femfem exec parity: a node tied between two triangles takes the later
     World cpu = make(), host = make();
     const std::vector<Vec3> x0 = cpu.state().femPos;   // the first step's positions
     requirePipelineSupports(host);
+    solveAsPipeline(cpu);
     PipelineWorld<HostExecutor> pipeline(host);
     int ties = 0;          // the first step's contacts whose node has two triangles at the same gap
     Real worst = 0;        // m/s, largest node velocity difference

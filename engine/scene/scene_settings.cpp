@@ -94,6 +94,7 @@ void readSettings(JsonObject& obj, WorldSettings& w) {
     s.complementarityPreconditioner = obj.flag("preconditioner", s.complementarityPreconditioner);
     s.decoupleRows = obj.flag("decouple_rows", s.decoupleRows);
     s.cullRows = obj.flag("cull_rows", s.cullRows);
+    s.condenseCompliantRows = obj.flag("condense_rows", s.condenseCompliantRows);
     s.keepBestIterate = obj.flag("keep_best", s.keepBestIterate);
     s.linearForcing = obj.nonNegative("linear_forcing", s.linearForcing);
     if (!(s.linearForcing < 1)) obj.fail("linear_forcing", "must lie in [0, 1)");

@@ -298,9 +298,15 @@ void solveNewton(const SolverSettings& settings, Real h, ConstraintRows& rows, B
     };
     auto setImpulses = [&](Real t) {   // lambda = lambda_k + t dlambda, drag force limit, u from lambda
         for (int i = 0; i < n; ++i)
-            rows.lambda[i] = std::clamp(s.lambdaStart[i] + t * s.dlambda[i], -rows.maxImpulse[i], rows.maxImpulse[i]);
+            rows.lambda[i] = std::clamp(s.lambdaStart[i] + s.dlambdaFixed[i] + t * s.dlambda[i], -rows.maxImpulse[i],
+                                        rows.maxImpulse[i]);
         velocitiesFromImpulses(view, rows, bodies, s.w);   // eqs. 60-62
     };
+
+    // The compliant bilateral rows (FEM elements) by a sparse direct solve in node space, the rest
+    // by a dense one (condensed_rows.h); false: none, or too many hard rows: the iterative solve.
+    const bool condense = settings.condenseCompliantRows && s.condensed.prepare(rows, view);
+    s.dlambdaFixed.assign(n, Real(0));
 
     Real merit = evaluate();
     stats.newtonResidual.push_back(merit);
@@ -309,10 +315,13 @@ void solveNewton(const SolverSettings& settings, Real h, ConstraintRows& rows, B
     if (settings.keepBestIterate) s.bestLambda = rows.lambda;
     for (int k = 0; k < settings.newtonIterations && merit > settings.newtonTolerance; ++k) {
         // [J M^-1 J^T + C + eps I] dlambda = -h   ([NSN] eq. 59, regularized as in section 8.4)
+        // The condensed rows take no regularization: their D_S > 0 keeps K positive definite, and
+        // eps would make the FEM rows' step inexact (a second iteration for linear rows).
         for (int i = 0; i < n; ++i) {
-            s.compliance[i] += settings.regularization;
+            if (!(condense && s.condensed.isSoft(i))) s.compliance[i] += settings.regularization;
             s.rhs[i] = -s.residual[i];
             s.dlambda[i] = 0;
+            s.dlambdaFixed[i] = 0;
         }
         if (settings.linearForcing > 0) {
             eta = forcingTolerance(merit, previousMerit, eta, k, settings.linearForcing, settings.newtonTolerance,
@@ -320,11 +329,29 @@ void solveNewton(const SolverSettings& settings, Real h, ConstraintRows& rows, B
             linear.tolerance = eta;
         }
         std::vector<Real> history;
-        LinearSolveResult r =
-            settings.decoupleRows
+        LinearSolveResult r;
+        if (condense &&
+            s.condensed.solve(view, s.compliance.data(), s.rhs.data(), s.dlambdaFixed.data(), s.dlambda.data())) {
+            // One direct solve; its history is ||b|| and the full system's ||b - A x|| at t = 1.
+            r.iterations = 1;
+            s.checkX.resize(n);
+            s.checkAx.resize(n);
+            for (int i = 0; i < n; ++i) s.checkX[i] = s.dlambdaFixed[i] + s.dlambda[i];
+            applySystem(view, s.checkX.data(), s.checkAx.data(), s.linear);
+            Real bb = 0, rr = 0;
+            for (int i = 0; i < n; ++i) {
+                bb += s.rhs[i] * s.rhs[i];
+                rr += (s.rhs[i] - s.checkAx[i]) * (s.rhs[i] - s.checkAx[i]);
+            }
+            history = {std::sqrt(bb), std::sqrt(rr)};
+        } else {
+            std::fill(s.dlambdaFixed.begin(), s.dlambdaFixed.end(), Real(0));
+            std::fill(s.dlambda.begin(), s.dlambda.end(), Real(0));
+            r = settings.decoupleRows
                 ? solveWithDecoupledRows(settings.linearSolver, view, s.rhs.data(), s.dlambda.data(), linear,
                                          bodies.invMass, s.linear, s.coupled, &history)
                 : solveLinear(settings.linearSolver, view, s.rhs.data(), s.dlambda.data(), linear, s.linear, &history);
+        }
         stats.linearResidual.push_back(std::move(history));
         stats.linearIterations += r.iterations;
         stats.newtonIterations = k + 1;

@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "engine/solver/condensed_rows.h"
 #include "engine/solver/constraint_rows.h"
 #include "engine/solver/decoupled_rows.h"
 #include "engine/solver/linear_solvers.h"
@@ -22,6 +23,8 @@ struct BodyVelocities {
 
 struct NewtonScratch {
     std::vector<Real> jv, diagA, compliance, residual, merit, rhs, dlambda, lambdaStart;
+    std::vector<Real> dlambdaFixed;   // the part of the step that does not scale with t (condensed_rows.h)
+    std::vector<Real> checkX, checkAx;   // the condensed solve's x and A x (its residual, for the history)
     std::vector<Real> bestLambda; // the least-merit iterate (SolverSettings::keepBestIterate)
     std::vector<Real> gapJv;      // (gap members) J_s u of [PEG] secondary contacts
     std::vector<Real> gapRatio;   // (gap members) rho_s, see constraint_rows.h
@@ -30,6 +33,7 @@ struct NewtonScratch {
     std::vector<int> runStart;    // rows sharing one body pair, row_system.h
     LinearSolverScratch linear;
     CoupledRows coupled;          // decoupled_rows.h
+    CondensedRows condensed;      // condensed_rows.h
 };
 
 // Solves for rows.lambda and bodies.velocity. Warm impulses already in rows.lambda are the
