@@ -63,6 +63,7 @@ void printUsage(std::FILE* out) {
         "  --preconditioner diagonal|block (PCG and PCR; scene key linear_preconditioner)\n"
         "  --narrow-reuse on|off (narrow phase: pairs at rest test their cached feature pairs only; same contacts)\n"
         "  --script (play the scene's grasp script) | --script=FILE   --grip-force N (replaces the script's)\n"
+        "  --drag NAME:DX,DY,DZ[@T] (the mouse drag of body NAME from time T: its centre pulled by DX,DY,DZ m over 1 s)\n"
         "SCENE is a library name (sandbox list) or a path to a scene .json file.\n",
         kDefaultScene);
 }
@@ -97,7 +98,7 @@ bool parseRunOptions(int argc, char** argv, int first, RunOptions& o, std::strin
                                           "--newton", "--iters", "--seed", "--substeps", "--trace",
                                           "--state-out", "--threads", "--backend", "--overlap-every",
                                           "--grip-force", "--cull-rows", "--condense", "--keep-best", "--forcing", "--step-cut",
-                                          "--preconditioner", "--narrow-reuse",
+                                          "--preconditioner", "--narrow-reuse", "--drag",
                                           "--ccp-solver", "--ccp-iters"};
             for (const char* k : known)
                 if (a == k) return fail("option " + a + " needs a value");
@@ -185,6 +186,24 @@ bool parseRunOptions(int argc, char** argv, int first, RunOptions& o, std::strin
         } else if (a == "--narrow-reuse") {
             if (v != "on" && v != "off") return bad("on or off");
             o.narrowReuse = v == "on";
+        } else if (a == "--drag") {
+            const size_t colon = v.rfind(':');
+            if (colon == std::string::npos || colon == 0) return bad("NAME:DX,DY,DZ[@T]");
+            std::string move = v.substr(colon + 1), start;
+            if (size_t at = move.find('@'); at != std::string::npos) {
+                start = move.substr(at + 1);
+                move = move.substr(0, at);
+            }
+            if (!start.empty() && (!parseDouble(start, d) || !(d >= 0) || d > 1e6)) return bad("NAME:DX,DY,DZ[@T], T >= 0 s");
+            if (!start.empty()) o.dragStart = d;
+            for (int k = 0; k < 3; ++k) {
+                const size_t comma = move.find(',');
+                if ((k < 2) != (comma != std::string::npos)) return bad("NAME:DX,DY,DZ[@T]");
+                if (!parseDouble(move.substr(0, comma), d) || std::fabs(d) > 1e3) return bad("NAME:DX,DY,DZ[@T], |D| <= 1000 m");
+                o.dragMove[k] = d;
+                move = k < 2 ? move.substr(comma + 1) : "";
+            }
+            o.dragBody = v.substr(0, colon);
         } else if (a == "--backend") {
             if (v != "cpu" && v != "cuda") return bad("cpu or cuda");
             o.backend = v;

@@ -45,6 +45,12 @@ struct RunOptions {
     bool script = false;                  // play the grasp script (engine/grasp/grasp_player.h)
     std::string scriptFile;               // --script=FILE: keyframes from FILE instead of the scene's
     std::optional<double> gripForce;      // N: replaces the script's grip force
+    // --drag NAME:DX,DY,DZ[@T]: the mouse drag (World::setDrag) of body NAME, grabbed at its centre
+    // of mass at time T (s, default 0); the target moves from there by (DX, DY, DZ) m over 1 s and
+    // then holds, as a user pulls a box and keeps it there.
+    std::string dragBody;                 // empty: no drag
+    double dragMove[3] = {0, 0, 0};       // m
+    double dragStart = 0;                 // s
 };
 
 // Parses argv[first..argc) of `sandbox run` (argv[first] is the scene). Returns false with a

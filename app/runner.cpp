@@ -1,6 +1,7 @@
 // The headless runner (runner.h): load, override, step, measure, report.
 #include "app/runner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -139,6 +140,22 @@ int runHeadless(const RunOptions& o) {
         s.backend = "cpu";
     }
     if (s.backend == "cuda") gpu = std::make_unique<GpuWorld>(world);
+    int dragBody = -1;   // --drag: the body, grabbed at its centre when the run reaches o.dragStart
+    Vec3 dragFrom{0, 0, 0};
+    if (!o.dragBody.empty()) {
+        const std::vector<std::string>& names = world.model().bodyName;
+        const auto it = std::find(names.begin(), names.end(), o.dragBody);
+        dragBody = it == names.end() ? -1 : int(it - names.begin());
+        if (dragBody < 0 || world.model().isStatic(dragBody)) {
+            std::fprintf(stderr, "sandbox: --drag: scene \"%s\" has no dynamic body \"%s\"\n", info.name.c_str(),
+                         escapeControl(o.dragBody).c_str());
+            return kExitUsage;
+        }
+        if (gpu) {
+            std::fprintf(stderr, "sandbox: --drag: the CPU backend only\n");
+            return kExitUsage;
+        }
+    }
     ProgressBar progress(o.progress);
     bool overlapEveryStep = !o.trace.empty();
     int failureLines = 0;
@@ -146,6 +163,13 @@ int runHeadless(const RunOptions& o) {
         const double c0 = processCpuMs();
         auto t0 = std::chrono::steady_clock::now();
         if (grasp) grasp->beforeStep(world);
+        const double now = double(world.state().time);
+        if (dragBody >= 0 && now >= o.dragStart - 1e-9) {
+            if (world.drag().body != dragBody) dragFrom = world.state().pos[dragBody];
+            const Real f = Real(std::min(now - o.dragStart, 1.0));
+            world.setDrag(dragBody, Vec3{0, 0, 0},
+                          dragFrom + f * Vec3{Real(o.dragMove[0]), Real(o.dragMove[1]), Real(o.dragMove[2])});
+        }
         if (gpu) gpu->step();
         else world.step();
         if (grasp) grasp->afterStep(world);

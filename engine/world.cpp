@@ -16,6 +16,7 @@
 // (engine/solver/energy_guard.h), restore the last good state and report it; stepping goes on.
 #include "engine/world.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -163,6 +164,7 @@ void World::step() {
     const int substeps = settings.substeps > 0 ? settings.substeps : 1;
     const Real h = settings.dt / substeps;
     lastStepFailed_ = false;
+    dragWarm_ = drag_.force * h;   // as the pipeline uploads it (pipeline_world.h)
     for (int s = 0; s < substeps; ++s) {
         substep(h);
         total.broadPhase += profile_.broadPhase;
@@ -199,7 +201,7 @@ void World::substep(Real h) {
     // `detect`, the start state until a redetection widens them (widenDetection).
     const State* detect = &state_;
     BodyVelocities& bv = s.bodies;
-    int jointRowCount = 0, dragRow = 0, femRow = 0, femRowCount = 0;
+    int jointRowCount = 0, dragRow = 0, dragRowCount = 0, femRow = 0, femRowCount = 0;
     if (!femModelNoted_) {
         const std::string note = femContactModelNote(model_, modelType);
         if (!note.empty()) {
@@ -237,6 +239,14 @@ void World::substep(Real h) {
         dragRow = s.rows.size();
         buildDragRows(model_, state_, bv.invInertia, h, drag_, dragSettings, s.rows);
         buildFemDragRows(model_, state_, h, drag_, dragSettings, s.rows);
+        // The drag's rows start from the last substep's impulses (dragWarm_, zero when a drag
+        // begins), as the joints' do: from zero, the damped Newton step took the cap of 8
+        // iterations to bring them within the tolerance, every step of a drag.
+        dragRowCount = s.rows.size() - dragRow;
+        if (settings.solver.warmStart && dragRowCount == 3)
+            for (int k = 0; k < 3; ++k)
+                s.rows.lambda[dragRow + k] =
+                    std::clamp(dragWarm_[k], -s.rows.maxImpulse[dragRow + k], s.rows.maxImpulse[dragRow + k]);
         buildContactRows(rowsIn, s.rows);
         femRow = s.rows.size();
         femRowCount = buildFemRows(model_, state_, h, settings.solver.warmStart, s.rows, s.femRotation);
@@ -341,6 +351,8 @@ void World::substep(Real h) {
     state_.jointWarm.assign(s.rows.lambda.begin(), s.rows.lambda.begin() + jointRowCount);
     storeFemWarm(model_, s.rows, femRow, femRowCount, s.femRotation, state_.femWarm);
     storeFemContacts(s.femContacts, s.rows, bv, contacts_, state_.femContactWarm);
+    if (dragRowCount == 3)
+        for (int k = 0; k < 3; ++k) dragWarm_[k] = s.rows.lambda[dragRow + k];
     if (drag_.body >= 0) {
         for (int k = 0; k < 3; ++k) drag_.force[k] = s.rows.lambda[dragRow + k] / h;
         // Effective mass along the lightest of the three drag axes: 1 / max_k [J H^-1 J^T]_kk.

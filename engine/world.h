@@ -322,6 +322,7 @@ private:
     std::string lastError_;
     int failedSteps_ = 0;
     DragState drag_;
+    Vec3 dragWarm_{0, 0, 0};         // the drag rows' warm start (N s): drag_.force h as a step begins, then each substep's impulses
 };
 
 }  // namespace cs

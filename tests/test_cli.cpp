@@ -77,6 +77,10 @@ TEST_CASE("cli: bad input exits with status 2 and one line") {
     checkUsageError("run box_on_plane --cull-rows maybe", "on or off");
     checkUsageError("run box_on_plane --preconditioner ilu", "diagonal or block");
     checkUsageError("run box_on_plane --steps 2 --seconds 1", "not both");
+    checkUsageError("run box_on_plane --drag box:1,0", "NAME:DX,DY,DZ[@T]");
+    checkUsageError("run box_on_plane --drag box:1,0,0@-1", "T >= 0 s");
+    checkUsageError("run box_on_plane --drag nobody:1,0,0 --steps 1", "no dynamic body \"nobody\"");
+    checkUsageError("run box_on_plane --drag ground:1,0,0 --steps 1", "no dynamic body \"ground\"");
     checkUsageError("run", "missing scene");
 
     TempFile malformed("malformed.json", "{\n  \"bodies\": [\n    {\"name\": \"b\",, }\n  ]\n}\n");

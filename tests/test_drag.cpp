@@ -160,3 +160,35 @@ TEST_CASE("drag limit: a light box is lifted when the limit exceeds its weight, 
         else CHECK(length(w.state().pos[b] - target) < 0.05);
     }
 }
+
+TEST_CASE("drag limit: a saturated drag converges with the step (its rows go to their limit in one Newton iteration)") {
+    // A 1000 kg box at rest on the ground pulled sideways from 50 m away with maxForce 2000 N, below
+    // its static friction (mu m g = 4,905 N): every step's drag is saturated and nothing moves.
+    // Before, a saturated row sat just inside its clamp as a stiff bilateral row whose merit,
+    // scaled by 1e5 / m, the damped step cut by only 4x per iteration (a dragged pyramid box: 3,333 m/s
+    // after the first iteration, 0.2 m/s at the cap of 8, every step; docs/speed.md, issue 35).
+    Model m;
+    addGround(m, Real(0.5));
+    const Real half = Real(0.5), mass = 1000;
+    int b = addBox(m, {half, half, half}, {0, 0, half}, mass, Real(0.5));
+    World w(m, dragWorldSettings());
+    w.dragSettings.maxForce = 2000;
+    for (int i = 0; i < 30; ++i) w.step();   // settle
+    const Vec3 target = w.state().pos[b] + Vec3{50, 0, 0};
+    int converged = 0, steps = 60;
+    Real worstFirst = 0;
+    for (int i = 0; i < steps; ++i) {
+        w.setDrag(b, {0, 0, 0}, target);
+        w.step();
+        REQUIRE_FALSE(w.lastStepFailed());
+        const SolveStats& st = w.solveStats();
+        converged += st.residualFinal <= w.settings.solver.newtonTolerance ? 1 : 0;
+        if (st.newtonResidual.size() > 1) worstFirst = std::max(worstFirst, st.newtonResidual[1]);
+        CHECK(length(w.drag().force) == doctest::Approx(w.dragSettings.maxForce).epsilon(1e-9));
+    }
+    INFO("steps converged " << converged << " of " << steps << ", worst merit after the first iteration " << worstFirst
+                            << " m/s, box moved " << length(w.state().pos[b] - (target - Vec3{50, 0, 0})) << " m");
+    CHECK(converged == steps);
+    CHECK(worstFirst < Real(1));   // the drag rows at their limit after one iteration (was ~1e3 m/s)
+    CHECK(length(w.state().pos[b] - (target - Vec3{50, 0, 0})) < Real(1e-4));   // held by friction
+}

@@ -6,7 +6,7 @@
 //
 //   rows     one thread per joint at its fixed row offset, one per coupling, then the drag's
 //            three rows; joint and coupling rows warm-started from the last substep's impulses
-//            (State::jointWarm) when the row count matched, the drag's from zero
+//            (State::jointWarm) when the row count matched, the drag's from its last impulses
 //   store    after integration: the joint rows' impulses for the next substep, the drag's
 //            impulses and its effective mass for the host (World's DragState::force); after a
 //            roll back no warm start (World::rollBack clears State::jointWarm)
@@ -73,6 +73,7 @@ void recordJointRows(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws, R
     const Vec3 *linVel = d.linVel.data(), *angVel = d.angVel.data();
     const Vec3 *nodePos = d.fem.pos.data(), *nodeVel = d.fem.vel.data();
     const Mat3* invInertia = d.bodyInvInertia.data();
+    const Real* last = j.dragResult.data();   // the last substep's drag impulses: the warm start (World::substep)
     ex.serial(nullptr, [=] CS_LAMBDA() {
         const DragParams& p = *drag;
         DragRows r;
@@ -86,8 +87,9 @@ void recordJointRows(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws, R
         }
         for (int a = 0; a < 3; ++a) {
             const int i = first + a;
+            const Real warm = !warmStart ? Real(0) : last[a] < -r.bound[a] ? -r.bound[a] : (r.bound[a] < last[a] ? r.bound[a] : last[a]);
             writeBilateralRow(rows, i, b >= 0 ? b : p.nodes[0], b >= 0 ? -1 : p.nodes[1], r.jacobian[a][0],
-                              r.jacobian[a][1], r.bias[a], r.softness[a], r.bound[a], 0, -1);
+                              r.jacobian[a][1], r.bias[a], r.softness[a], r.bound[a], warm, -1);
             if (!bodyC) continue;
             bodyC[i] = b >= 0 ? -1 : p.nodes[2];
             bodyD[i] = -1;
@@ -100,15 +102,19 @@ void recordJointRows(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws, R
 // The Newton step t of this iteration (newton.cpp stepToBounds): the damping, cut where a
 // force-limited row (|lambda| <= L) that starts inside its box would leave it, so that the step
 // stays a Newton step of the rows linearized as bilateral. Only the leading rows (joint drives and
-// limits, the drag) carry limits; in row order, as the CPU.
+// limits, the drag) carry limits; in row order, as the CPU. Also which of them are linearized at
+// a bound (limitedRowAtBound, at the iterate in e): they go to it whatever t (newton.cpp boundRows).
 template <class Exec>
-void recordStepToBounds(Exec& ex, PipelineData<Exec>& d, Real damping, const int* gate) {
+void recordStepToBounds(Exec& ex, PipelineData<Exec>& d, const RowEvalView& e, Real damping, const int* gate) {
     StepCounters* c = d.counters.data();
     const int rows = d.joints.leadingRows();
     const Real *limit = d.maxImpulse.data(), *start = d.lambda.data(), *step = d.dlambda.data();
+    Real* stepBound = d.joints.stepBound.data();
     ex.serial(gate, [=] CS_LAMBDA() {
         Real t = damping;
         for (int i = 0; i < rows; ++i) {
+            Real bound;
+            stepBound[i] = limitedRowAtBound(e, i, bound) ? bound : kNoImpulseLimit;
             if (!(limit[i] < kNoImpulseLimit)) continue;
             const Real x = start[i], dx = step[i];
             if (!(x > -limit[i] && x < limit[i])) continue;

@@ -33,6 +33,7 @@ struct PipelineJoints {
     Buffer<Real> warm;                 // (rows) State::jointWarm
     Buffer<DragParams> drag;           // (1) the drag of this step
     Buffer<Real> dragResult;           // (4) the drag rows' impulses (N s) and effective mass (kg), last substep
+    Buffer<Real> stepBound;            // (rows + 3) a leading row's bound when it is linearized there, else kNoImpulseLimit
 
     std::vector<JointParams> hostParams;   // staging of the per-step upload
     std::vector<CouplingParams> hostCoupling;
@@ -79,6 +80,7 @@ bool uploadJoints(Exec& ex, PipelineJoints<Exec>& j, const Model& model) {
         j.warm.reserve(j.rows > 0 ? j.rows : 1);
         j.drag.reserve(1);
         j.dragResult.reserve(4);
+        j.stepBound.reserve(j.rows + 3);
     }
     if (joints) {
         ex.upload(j.params.data(), j.hostParams.data(), joints);

@@ -242,10 +242,13 @@ void recordSolve(Exec& ex, PipelineData<Exec>& d, const SolverSettings& settings
     // lambda = clamp(lambda_k + t dlambda) (std::clamp(x, -max, max)), gated by `gate`, with
     // t = scale c->newtonStep: the damping cut at the force limits (recordStepToBounds), halved by
     // the step cut (scale a power of two, so t is newton.cpp's to the bit).
+    const int leading = d.joints.leadingRows();
+    const Real* stepBound = d.joints.stepBound.data();
     auto step = [&](Real scale, const int* gate) {
         ex.forEach(d.rowCapacity, &c->rowCount, gate, [=] CS_LAMBDA(int i) {
             const Real x = lambdaStart[i] + (scale * c->newtonStep) * dlambda[i];
             lambda[i] = x < -maxImpulse[i] ? -maxImpulse[i] : (maxImpulse[i] < x ? maxImpulse[i] : x);
+            if (i < leading && std::fabs(stepBound[i]) < kNoImpulseLimit) lambda[i] = stepBound[i];   // at its bound
         });
         recordVelocities(ex, d, v, gate);
     };
@@ -261,7 +264,7 @@ void recordSolve(Exec& ex, PipelineData<Exec>& d, const SolverSettings& settings
                                                       newtonTolerance, fixedTolerance);
             });
         recordLinearSolve(ex, d, v, settings);
-        recordStepToBounds(ex, d, damping, &c->newtonActive);   // c->newtonStep (pipeline_joints.h)
+        recordStepToBounds(ex, d, e, damping, &c->newtonActive);   // c->newtonStep (pipeline_joints.h)
         ex.forEach(d.rowCapacity, &c->rowCount, &c->newtonActive, [=] CS_LAMBDA(int i) { lambdaStart[i] = lambda[i]; });
         ex.serial(&c->newtonActive, [=] CS_LAMBDA() { c->previousMerit = c->merit; });
         step(1, &c->newtonActive);

@@ -185,6 +185,12 @@ void PipelineWorld<Exec>::step() {
         ++generation_;
     }
     CcpControl ccpControl{};
+    // The drag rows' warm start as the step begins (uploadBilateral), for a step run again: the
+    // run that overflowed left its own impulses in dragResult (and in the drag's feedback).
+    const DragState& dragNow = world_.drag();
+    const Real hSub = world_.settings.dt / (world_.settings.substeps > 0 ? world_.settings.substeps : 1);
+    const Real dragAtStart[4] = {dragNow.force.x * hSub, dragNow.force.y * hSub, dragNow.force.z * hSub,
+                                 dragNow.effectiveMass};
     ex_.copy(d_.startPos.data(), d_.pos.data(), n);
     ex_.copy(d_.startRot.data(), d_.rot.data(), n);
     ex_.copy(d_.startLinVel.data(), d_.linVel.data(), n);
@@ -232,6 +238,7 @@ void PipelineWorld<Exec>::step() {
         }
         if (!d_.hostCounters.overflow) break;
         grow();   // and run the step again from its start
+        if (d_.joints.dragRows) ex_.upload(d_.joints.dragResult.data(), dragAtStart, 4);
         ex_.copy(d_.pos.data(), d_.startPos.data(), n);
         ex_.copy(d_.rot.data(), d_.startRot.data(), n);
         ex_.copy(d_.linVel.data(), d_.startLinVel.data(), n);

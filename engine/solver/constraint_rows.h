@@ -118,30 +118,36 @@ CS_HD NcpValue evalNcp(int ncp, Real a, Real b) {
     return ncp == 0 ? ncpFischerBurmeister(a, b) : ncpMinimumMap(a, b);
 }
 
+// A force-limited bilateral row (|lambda| <= L: a drive's or the wrist's limit, the drag) is a box
+// complementarity problem; its minimum map phi = lambda - mid(-L, L, lambda - e / D), with
+// e = bias + J u + gamma lambda and D = A_ii + gamma, is linearized semi-smoothly: inside the box
+// the row is the bilateral one; at a bound (z = lambda - e / D outside the box) its Newton step is
+// dlambda = bound - lambda, a row decoupled by a large compliance (as friction with no normal force
+// in evalRow), so a saturated drive pushes with exactly its limit and the other rows do not see it
+// as stiff. Returns whether row i is at a bound at the current iterate, and which (+-L).
+CS_HD bool limitedRowAtBound(const RowEvalView& v, int i, Real& bound) {
+    const Real limit = v.maxImpulse ? v.maxImpulse[i] : kNoImpulseLimit;
+    const Real d = v.diagA[i] + v.softness[i];
+    if (!(limit < kNoImpulseLimit) || !(d > 0) || v.kind[i] != int(RowKind::Bilateral)) return false;
+    const Real z = v.lambda[i] - (v.bias[i] + v.jv[i] + v.softness[i] * v.lambda[i]) / d;
+    if (!(z > limit || z < -limit)) return false;
+    bound = z > limit ? limit : -limit;
+    return true;
+}
+
 // Linearizes row i at the current iterate (u, lambda).
 CS_HD void evalRow(const RowEvalView& v, int i) {
     const Real h = v.h;
     switch (v.kind[i]) {
     case int(RowKind::Bilateral): {
         Real e = v.bias[i] + v.jv[i] + v.softness[i] * v.lambda[i];
-        // A force-limited row (a drive's or the wrist's limit, the drag), |lambda| <= L, is a box
-        // complementarity problem; its minimum map phi = lambda - mid(-L, L, lambda - e / D)
-        // with D = A_ii + gamma_i is linearized semi-smoothly: inside the box the row is the
-        // bilateral one; at a bound its Newton step is dlambda = bound - lambda, a row decoupled
-        // by a large compliance (as friction with no normal force below), so a saturated drive
-        // pushes with exactly its limit and the other rows do not see it as stiff.
-        const Real limit = v.maxImpulse ? v.maxImpulse[i] : kNoImpulseLimit;
-        const Real d = v.diagA[i] + v.softness[i];
-        if (limit < kNoImpulseLimit && d > 0) {
-            const Real z = v.lambda[i] - e / d;
-            if (z > limit || z < -limit) {
-                const Real bound = z > limit ? limit : -limit;
-                const Real big = (v.diagA[i] > 0 ? v.diagA[i] : Real(1)) / kMinNcpSlope;
-                v.schurCompliance[i] = big;
-                v.residual[i] = big * (v.lambda[i] - bound);
-                v.merit[i] = d * (v.lambda[i] - bound);
-                break;
-            }
+        Real bound;   // a force-limited row at its bound (limitedRowAtBound)
+        if (limitedRowAtBound(v, i, bound)) {
+            const Real big = (v.diagA[i] > 0 ? v.diagA[i] : Real(1)) / kMinNcpSlope;
+            v.schurCompliance[i] = big;
+            v.residual[i] = big * (v.lambda[i] - bound);
+            v.merit[i] = (v.diagA[i] + v.softness[i]) * (v.lambda[i] - bound);
+            break;
         }
         v.schurCompliance[i] = v.softness[i];
         v.residual[i] = e;

@@ -57,9 +57,9 @@ Real revoluteAngle(const Model&, const State& state, const Joint& joint) {
 // sum b_k^2 = F^2 (the estimate plus an equal share of the slack), so the box of the clamps lies
 // inside the ball |f| <= F; above it the spring is saturated, a constant force F f / |f| (limit
 // surface of a force-limited spring) written as rows with a fixed impulse target, whose gamma =
-// 1e5 / m_k leaves a damping of m_k / (1e5 h) (a time constant of 1e5 h, 830 s at 120 Hz). Rows
-// that ask for no more than their clamp keep the Newton iteration consistent (a clamp that binds
-// is not in its linearization).
+// 1e5 / m_k leaves a damping of m_k / (1e5 h) (a time constant of 1e5 h, 830 s at 120 Hz); their
+// bias aims past the target, so the box's linearization holds them at their clamp, decoupled
+// (constraint_rows.h limitedRowAtBound).
 void buildDragRows(const Model& model, const State& state, const std::vector<Mat3>& invInertiaWorld, Real h,
                    const DragState& drag, const DragSettings& settings, ConstraintRows& rows) {
     if (drag.body < 0 || model.isStatic(drag.body)) return;

@@ -1,6 +1,7 @@
 // The non-smooth Newton iteration of [NSN] Algorithm 1 over the rows of one step.
 #pragma once
 
+#include <utility>
 #include <vector>
 
 #include "engine/solver/condensed_rows.h"
@@ -31,6 +32,7 @@ struct NewtonScratch {
     std::vector<Spatial> w, minvJA, minvJB, minvJC, minvJD;
     std::vector<int> colourStart, colourRows;
     std::vector<int> runStart;    // rows sharing one body pair, row_system.h
+    std::vector<std::pair<int, Real>> boundRows;   // force-limited rows at a bound this iteration, and the bound
     LinearSolverScratch linear;
     CoupledRows coupled;          // decoupled_rows.h
     CondensedRows condensed;      // condensed_rows.h
