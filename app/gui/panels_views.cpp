@@ -66,6 +66,7 @@ void SandboxApp::drawComparisonTable() {
             }
             ImGui::TableNextColumn();
             if (i == 0) ImGui::TextDisabled("reference");
+            else if (c.maxDivergenceBody < 0) ImGui::Text("0 (same)");   // no body has moved apart
             else ImGui::Text("%.2e (#%d)", double(c.maxDivergence), c.maxDivergenceBody);
             if (i > 0 && ImGui::IsItemHovered() && !c.divergence.empty()) {
                 ImGui::BeginTooltip();
