@@ -13,25 +13,13 @@
 #include "engine/grasp/grasp_player.h"
 #include "engine/model_builder.h"
 #include "engine/scene/scene_loader.h"
+#include "tests/scene_util.h"
 #include "engine/solver/energy_guard.h"
 #include "engine/solver/newton.h"
 
 using namespace cs;
 
 namespace {
-
-struct Loaded {
-    Model model;
-    WorldSettings settings;
-    SceneInfo info;
-};
-
-Loaded load(const char* name) {
-    Loaded l;
-    std::string error;
-    REQUIRE_MESSAGE(loadScene(name, l.model, l.settings, l.info, &error), error);
-    return l;
-}
 
 // Gravity's potential energy, -sum m g.x over the dynamic bodies and FEM nodes (J).
 double potentialEnergy(const World& w) {
@@ -96,7 +84,7 @@ TEST_CASE("energy guard: heavy_stack under CCP/APGD and Newton/Jacobi either sta
     for (const Case& c : {Case{"CCP/APGD", ContactModelType::CCP, LinearSolverType::PCR},
                           Case{"Newton/Jacobi", ContactModelType::Standard, LinearSolverType::Jacobi}}) {
         CAPTURE(c.name);
-        Loaded l = load("heavy_stack");
+        test::LoadedScene l = test::loadLibraryScene("heavy_stack");
         l.settings.sleeping = true;
         l.settings.solver.contactModel = c.model;
         l.settings.solver.ccp.solver = CcpSolverType::APGD;
@@ -116,7 +104,7 @@ TEST_CASE("energy guard: heavy_stack under CCP/APGD and Newton/Jacobi either sta
 }
 
 TEST_CASE("energy guard: the device pipeline (host executor) guards heavy_stack under Newton/Jacobi as World::step does") {
-    Loaded l = load("heavy_stack");
+    test::LoadedScene l = test::loadLibraryScene("heavy_stack");
     l.settings.solver.linearSolver = LinearSolverType::Jacobi;
     l.settings.solver.cullRows = false;   // the pipeline solves every row
     World cpu(l.model, l.settings), host(l.model, l.settings);
@@ -151,7 +139,7 @@ TEST_CASE("energy guard: scenes that gain kinetic energy legitimately report no 
                           Case{"brick_impact", ContactModelType::PLUS, 1.0, 0}}) {
         CAPTURE(c.scene);
         CAPTURE(int(c.model));
-        Loaded l = load(c.scene);
+        test::LoadedScene l = test::loadLibraryScene(c.scene);
         l.settings.solver.contactModel = c.model;
         World world(l.model, l.settings);
         const double ke0 = double(world.kineticEnergy());
@@ -162,7 +150,7 @@ TEST_CASE("energy guard: scenes that gain kinetic energy legitimately report no 
         CHECK(r.keMax >= c.keptAtLeast * ke0);
         if (ke0 == 0) CHECK(r.keMax > 1);   // box_on_plane's box and hinge_chain start at rest
     }
-    Loaded l = load("grasp_box");
+    test::LoadedScene l = test::loadLibraryScene("grasp_box");
     REQUIRE(l.info.grasp.present());
     World world(l.model, l.settings);
     GraspPlayer player(world.model(), l.info.grasp);

@@ -6,6 +6,7 @@
 
 #include "engine/collision/narrow_phase.h"
 #include "engine/fem/fem_contact.h"
+#include "tests/dense_rows.h"
 #include "tests/fem_test_util.h"
 
 using namespace cs;
@@ -69,28 +70,7 @@ TEST_CASE("fem solvers: Jacobi, Gauss-Seidel, PCG and PCR agree with a dense sol
     view.runCount = findRuns(n, rows.bodyA.data(), rows.bodyB.data(), runStart.data(), view.bodyC, view.bodyD);
     view.runStart = runStart.data();
 
-    // Dense A = J H^-1 J^T + C over 6 columns per body.
-    Eigen::MatrixXd J = Eigen::MatrixXd::Zero(n, 6 * nb), Hinv = Eigen::MatrixXd::Zero(6 * nb, 6 * nb);
-    for (int b = 0; b < nb; ++b)
-        for (int a = 0; a < 3; ++a) {
-            Hinv(6 * b + a, 6 * b + a) = bodies.invMass[b];
-            for (int c = 0; c < 3; ++c) Hinv(6 * b + 3 + a, 6 * b + 3 + c) = bodies.invInertia[b].m[a][c];
-        }
-    auto put = [&](int i, int body, const Spatial& j) {
-        if (body < 0) return;
-        for (int a = 0; a < 3; ++a) {
-            J(i, 6 * body + a) += j.lin[a];
-            J(i, 6 * body + 3 + a) += j.ang[a];
-        }
-    };
-    for (int i = 0; i < n; ++i) {
-        put(i, rows.bodyA[i], rows.jacobianA[i]);
-        put(i, rows.bodyB[i], rows.jacobianB[i]);
-        put(i, rows.bodyC[i], rows.jacobianC[i]);
-        put(i, rows.bodyD[i], rows.jacobianD[i]);
-    }
-    Eigen::MatrixXd A = J * Hinv * J.transpose();
-    for (int i = 0; i < n; ++i) A(i, i) += compliance[i];
+    const Eigen::MatrixXd A = test::denseRowMatrix(rows, bodies, compliance.data());
     Eigen::VectorXd b(n);
     for (int i = 0; i < n; ++i) b[i] = std::sin(Real(0.7) * i) + rows.bias[i];
     const Eigen::VectorXd reference = A.ldlt().solve(b);

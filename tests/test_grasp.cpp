@@ -16,6 +16,7 @@
 #include "engine/model_builder.h"
 #include "engine/scene/scene_grasp.h"
 #include "engine/scene/scene_loader.h"
+#include "tests/scene_util.h"
 #include "engine/solver/joint_rows.h"
 
 using namespace cs;
@@ -24,24 +25,11 @@ namespace {
 
 const Real g = Real(9.81);
 
-struct Loaded {
-    Model model;
-    WorldSettings settings;
-    SceneInfo info;
-};
-
-Loaded load(const char* name) {
-    Loaded l;
-    std::string err;
-    REQUIRE_MESSAGE(loadScene(name, l.model, l.settings, l.info, &err), err);
-    return l;
-}
-
 // Plays a scene's script to its duration (or `seconds`); returns the player's metrics.
 // The scene's own solver settings unless `solver` or `contact` is given.
 GraspMetrics play(const char* scene, Real force, const LinearSolverType* solver = nullptr,
                   const ContactModelType* contact = nullptr, Real seconds = -1) {
-    Loaded l = load(scene);
+    test::LoadedScene l = test::loadLibraryScene(scene);
     if (solver) l.settings.solver.linearSolver = *solver;
     if (contact) l.settings.solver.contactModel = *contact;
     World world(l.model, l.settings);
@@ -115,7 +103,7 @@ TEST_CASE("grasp: a saturated drive pushes with exactly its force limit") {
 }
 
 TEST_CASE("grasp: jointRowCount matches the rows buildJointRows appends") {
-    Loaded l = load("grasp_box");
+    test::LoadedScene l = test::loadLibraryScene("grasp_box");
     World world(l.model, l.settings);
     world.step();
     int total = 0;
@@ -127,7 +115,7 @@ TEST_CASE("grasp: jointRowCount matches the rows buildJointRows appends") {
 
 TEST_CASE("grasp: the spring scale reads a resting box's mass within 1%") {
     // grasp_box's scale (k = 1e4 N/m, 0.5 kg platform) with a 1 kg box set on it; no script.
-    Loaded l = load("grasp_box");
+    test::LoadedScene l = test::loadLibraryScene("grasp_box");
     World world(l.model, l.settings);
     const int box = world.findBody("box");
     world.state().pos[box] = {0, 0.45, Real(0.07 + 0.06 + 0.001)};
@@ -140,7 +128,7 @@ TEST_CASE("grasp: the spring scale reads a resting box's mass within 1%") {
 TEST_CASE("grasp: a blocked wrist pushes with bounded force instead of passing through the table") {
     // The wrist's target is taken 0.2 m below the ground (at 0.7 m/s): the mocap joint's rows saturate at
     // 200 N per axis, so the ground pushes back with at most 200 N + the gripper's weight.
-    Loaded l = load("grasp_box");
+    test::LoadedScene l = test::loadLibraryScene("grasp_box");
     World world(l.model, l.settings);
     GraspController control(world.model(), l.info.grasp);
     const GraspCommand rest = control.restCommand();

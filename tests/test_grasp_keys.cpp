@@ -32,6 +32,7 @@
 #include "engine/grasp/grasp_driver.h"
 #include "engine/grasp/grasp_player.h"
 #include "engine/scene/scene_loader.h"
+#include "tests/scene_util.h"
 
 using namespace cs;
 
@@ -108,11 +109,7 @@ Real objectMass(const Model& m, const GraspSpec& spec) {
 }
 
 KeyRun runKeys(const KeyPlan& plan, GraspLimits limits = GraspLimits{}) {
-    Model model;
-    WorldSettings settings;
-    SceneInfo info;
-    std::string err;
-    REQUIRE_MESSAGE(loadScene(plan.scene, model, settings, info, &err), err);
+    auto [model, settings, info] = test::loadLibraryScene(plan.scene);
     const GraspSpec spec = info.grasp;
     REQUIRE((spec.object >= 0 || spec.objectFem >= 0));
     World world(model, settings);
@@ -292,11 +289,7 @@ TEST_CASE("grasp keys: a rotation vector and its quaternion round trip") {
 }
 
 TEST_CASE("grasp keys: reset puts the gripper at rest under the user's control; taking over keeps the script's motion") {
-    Model model;
-    WorldSettings settings;
-    SceneInfo info;
-    std::string err;
-    REQUIRE_MESSAGE(loadScene("grasp_box", model, settings, info, &err), err);
+    auto [model, settings, info] = test::loadLibraryScene("grasp_box");
     GraspDriver driver(model, info.grasp);
     const GraspCommand rest = driver.controller().restCommand();
     driver.play();
@@ -329,11 +322,7 @@ TEST_CASE("grasp keys: keys pressed while a physics job runs keep the wrist targ
     // it, at the UI's time (the job's start); the next launch commits them at its own start. The
     // target's acceleration, by second differences of the positions the jobs applied, stays
     // within the limit: no jump at a job's seam.
-    Model model;
-    WorldSettings settings;
-    SceneInfo info;
-    std::string err;
-    REQUIRE_MESSAGE(loadScene("grasp_box", model, settings, info, &err), err);
+    auto [model, settings, info] = test::loadLibraryScene("grasp_box");
     GraspDriver ui(model, info.grasp);
     const Real h = settings.dt;
     std::vector<Real> z;
@@ -360,11 +349,7 @@ TEST_CASE("grasp keys: keys pressed while a physics job runs keep the wrist targ
 TEST_CASE("grasp keys: a pad pressed on the floor reads 'other', not a grip") {
     // grasp_box with the box moved away; the wrist goal 6 cm below the grip height: the pads press
     // on the ground with the wrist joint's force, and nothing of it is the box's.
-    Model model;
-    WorldSettings settings;
-    SceneInfo info;
-    std::string err;
-    REQUIRE_MESSAGE(loadScene("grasp_box", model, settings, info, &err), err);
+    auto [model, settings, info] = test::loadLibraryScene("grasp_box");
     model.initialPos[info.grasp.object] = Vec3{0.6, -0.6, 0.0605};
     World world(model, settings);
     GraspDriver driver(world.model(), info.grasp);

@@ -186,6 +186,15 @@ bool CondensedRows::prepare(const ConstraintRows& rows, const RowSystemView& v) 
     }
     const int touched = (int)m.touchedNodes.size();
 
+    // Each run's pairs of K bodies (b1, b2) at its columns (c1, c2), both in K.
+    auto forEachRunPair = [&](auto&& visit) {
+        for (int r = 0; r < runs; ++r)
+            for (int c1 = 0; c1 < 4; ++c1)
+                for (int c2 = 0; c2 < 4; ++c2) {
+                    const int b1 = signature[1 + 4 * r + c1], b2 = signature[1 + 4 * r + c2];
+                    if (b1 >= 0 && b2 >= 0) visit(r, c1, c2, b1, b2);
+                }
+    };
     if (signature != m.signature) {
         // Node order: the untouched nodes by approximate minimum degree on the node graph (a third
         // of the DOF graph's size, the same fill), then the touched ones.
@@ -206,13 +215,9 @@ bool CondensedRows::prepare(const ConstraintRows& rows, const RowSystemView& v) 
         if (free > 0) {
             std::vector<Eigen::Triplet<double, int>> adjacency;
             for (int q = 0; q < free; ++q) adjacency.emplace_back(q, q, 1.0);
-            for (int r = 0; r < runs; ++r)
-                for (int c1 = 0; c1 < 4; ++c1)
-                    for (int c2 = 0; c2 < 4; ++c2) {
-                        const int b1 = signature[1 + 4 * r + c1], b2 = signature[1 + 4 * r + c2];
-                        if (b1 >= 0 && b2 >= 0 && b1 != b2 && !isTouched[b1] && !isTouched[b2])
-                            adjacency.emplace_back(bodyNode[b1], bodyNode[b2], 1.0);
-                    }
+            forEachRunPair([&](int, int, int, int b1, int b2) {
+                if (b1 != b2 && !isTouched[b1] && !isTouched[b2]) adjacency.emplace_back(bodyNode[b1], bodyNode[b2], 1.0);
+            });
             SparseK graph(free, free);
             graph.setFromTriplets(adjacency.begin(), adjacency.end());
             Eigen::PermutationMatrix<Eigen::Dynamic, Eigen::Dynamic, int> order;
@@ -224,14 +229,10 @@ bool CondensedRows::prepare(const ConstraintRows& rows, const RowSystemView& v) 
         const int nodes = (int)m.nodeBody.size();
         std::vector<std::vector<int>> column(nodes);   // rows (nodes p >= q) of block column q
         for (int q = 0; q < nodes; ++q) column[q].push_back(q);
-        for (int r = 0; r < runs; ++r)
-            for (int c1 = 0; c1 < 4; ++c1)
-                for (int c2 = 0; c2 < 4; ++c2) {
-                    const int b1 = signature[1 + 4 * r + c1], b2 = signature[1 + 4 * r + c2];
-                    if (b1 < 0 || b2 < 0) continue;
-                    const int p = bodyNode[b1], q = bodyNode[b2];
-                    if (p > q) column[q].push_back(p);
-                }
+        forEachRunPair([&](int, int, int, int b1, int b2) {
+            const int p = bodyNode[b1], q = bodyNode[b2];
+            if (p > q) column[q].push_back(p);
+        });
         long long nnz = 0;
         for (auto& col : column) {
             std::sort(col.begin(), col.end());
@@ -258,17 +259,13 @@ bool CondensedRows::prepare(const ConstraintRows& rows, const RowSystemView& v) 
         outer[dofs] = at;
         // Value index of entry (3p, 3q) of each run's blocks; entry (3p + r, 3q + c) is that + c * len + r.
         m.runSlot.assign(16 * (size_t)runs, -1);
-        for (int r = 0; r < runs; ++r)
-            for (int c1 = 0; c1 < 4; ++c1)
-                for (int c2 = 0; c2 < 4; ++c2) {
-                    const int b1 = signature[1 + 4 * r + c1], b2 = signature[1 + 4 * r + c2];
-                    if (b1 < 0 || b2 < 0) continue;
-                    const int p = bodyNode[b1], q = bodyNode[b2];
-                    if (p < q) continue;
-                    const auto& col = column[q];
-                    const int rank = int(std::lower_bound(col.begin(), col.end(), p) - col.begin());
-                    m.runSlot[16 * r + 4 * c1 + c2] = outer[3 * q] + 3 * rank;
-                }
+        forEachRunPair([&](int r, int c1, int c2, int b1, int b2) {
+            const int p = bodyNode[b1], q = bodyNode[b2];
+            if (p < q) return;
+            const auto& col = column[q];
+            const int rank = int(std::lower_bound(col.begin(), col.end(), p) - col.begin());
+            m.runSlot[16 * r + 4 * c1 + c2] = outer[3 * q] + 3 * rank;
+        });
         m.analysed = false;
     }
     const int nodes = (int)m.nodeBody.size();
