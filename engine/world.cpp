@@ -127,6 +127,7 @@ void World::reset() {
     state_.femVel = model_.femInitialVel;
     state_.femActivation.assign(model_.femBodies.size(), 0);
     contacts_.clear();
+    sleepingContacts_.clear();
     potential_.clear();
     drag_ = DragState{};
     lastStepFailed_ = false;
@@ -150,6 +151,23 @@ void World::wakeAll() { cs::wakeAll(state_); }
 
 // Sleeping needs bodies the step integrates itself and no deformable body (FEM nodes never
 // sleep, and a rigid body may rest on one): the standard, PEG and CCP models.
+void World::keepSleepingContacts(bool sleeping) {
+    if (!sleeping) {
+        sleepingContacts_.clear();
+        return;
+    }
+    // A pair sleeps when each of its bodies is static or asleep, and one of them is not static.
+    auto asleep = [&](const Contact& c) {
+        const int a = c.geometry.bodyA, b = c.geometry.bodyB;
+        const bool restA = model_.isStatic(a) || cs::isAsleep(state_, a), restB = model_.isStatic(b) || cs::isAsleep(state_, b);
+        return restA && restB && !(model_.isStatic(a) && model_.isStatic(b));
+    };
+    std::erase_if(sleepingContacts_, [&](const Contact& c) { return !asleep(c); });
+    // The pairs of islands that fell asleep in this step (from the next step on they are not detected).
+    for (const Contact& c : contacts_)
+        if (asleep(c)) sleepingContacts_.push_back(c);
+}
+
 bool World::sleepingApplies() const {
     const ContactModelType m = settings.solver.contactModel;
     return settings.sleeping && model_.femNodeCount() == 0 &&
@@ -348,6 +366,7 @@ void World::substep(Real h) {
     storeContactResults(in, s.rows, bv, contacts_, state_.warm);
     if (sleeping) mergeSleepingWarm(s.sleepWarm, state_.warm);
     if (sleeping) updateSleep(model_, state_, s.rows, s.pairs, s.active.data(), drag_.body, h);
+    keepSleepingContacts(sleeping);
     state_.jointWarm.assign(s.rows.lambda.begin(), s.rows.lambda.begin() + jointRowCount);
     storeFemWarm(model_, s.rows, femRow, femRowCount, s.femRotation, state_.femWarm);
     storeFemContacts(s.femContacts, s.rows, bv, contacts_, state_.femContactWarm);

@@ -313,6 +313,10 @@ private:
     StepProfile profile_;
     SolveStats solveStats_;
     std::vector<Contact> contacts_;
+    // The last solved contacts of islands now asleep, for the view only (forces on a resting arch):
+    // a sleeping pair is not detected or solved, so it is not in contacts_. Dropped when it wakes.
+    std::vector<Contact> sleepingContacts_;
+    void keepSleepingContacts(bool sleeping);
     std::vector<PotentialContact> potential_;
     struct Scratch;                  // per-step buffers (world.cpp), reused between steps
     std::shared_ptr<Scratch> scratch_;

@@ -69,6 +69,7 @@ void World::draw(DebugDraw& dd) const {
     const DebugDrawFlags& f = dd.flags;
     const Real h = settings.dt / (settings.substeps > 0 ? settings.substeps : 1);
     drawContactModel(settings.solver.contactModel, contacts_, h, dd);
+    drawContactModel(settings.solver.contactModel, sleepingContacts_, h, dd);
     drawFemBodies(model_, state_, dd);
 
     if (f.aabbs && dd.drawLine) {

@@ -22,7 +22,7 @@ cat >"$TMP/default.script" <<'S'
 0 camera -58 20 14 0.8 0 2.4
 20 key space
 S
-# Paused at 0.33 s: the pile falls asleep (grey, contacts not drawn) within a second.
+# Paused at 0.33 s: the pile falls asleep (grey, its last contacts still drawn) within a second.
 "$SANDBOX" gui pyramid --headless --shadows --script "$TMP/default.script" --frames 22 \
     --screenshot "$ROOT/docs/gui_default.png"
 

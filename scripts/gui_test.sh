@@ -244,6 +244,9 @@ for r in viewport0 viewport1 table; do
     overlap "$plots" "$q" && fail "compare: the plots ($plots) cover $r ($q)"
 done
 ui compare 28 legend | grep -q '^PEG U' || fail "compare: PEG's markers are not in the legend"
+# With several copies the legend starts folded to its title bar, clear of the bottom-left view.
+read -r _ _ _ lh < <(rect compare 28 legend)
+awk -v h="$lh" 'BEGIN { exit !(h > 0 && h < 40) }' || fail "compare: the legend is $lh px high, not folded"
 ui compare 28 legend | grep -qE '^contact force: [0-9.e+-]+ m = [0-9.e+-]+ N$' || fail "compare: no force scale in the legend"
 
 # A recording started with M goes to the capture directory, its path shown in the footer.

@@ -152,6 +152,36 @@ TEST_CASE("sleeping: a box dropped onto a sleeping stack wakes it and lands as w
 // are those of the awake run's step. Measured: first residual 4.4e-6 m/s and 0 Newton iterations
 // (awake run: 3.3e-5 m/s, 1 iteration); before, the woken island started cold: 0.33 m/s and 8
 // iterations (the cap), unconverged.
+TEST_CASE("sleeping: the view still draws a sleeping stack's contacts, with the forces that hold it up") {
+    // A sleeping pair is neither detected nor solved, but the app shows its last contacts (forces on
+    // a resting arch). Statics: the three 100 kg boxes' contacts carry 3 m g (ground), 2 m g and m g.
+    World w(stackModel(3, 0), {});
+    w.settings.sleeping = true;
+    run(w, Real(1.5));
+    REQUIRE(w.sleepingBodies() == 3);
+    REQUIRE(w.contacts().empty());   // nothing is solved any more
+    struct Sum { double vertical = 0; int lines = 0; } sum;
+    DebugDraw draw;
+    draw.flags = DebugDrawFlags{};
+    draw.flags.contactPoints = draw.flags.contactNormals = draw.flags.penetration = false;
+    draw.flags.contactForces = true;
+    draw.flags.dragSpring = false;
+    draw.context = &sum;
+    draw.drawLine = [](Vec3 a, Vec3 b, Color, void* c) {
+        static_cast<Sum*>(c)->vertical += std::fabs(double(b.z - a.z));
+        static_cast<Sum*>(c)->lines++;
+    };
+    w.draw(draw);
+    CHECK(sum.lines >= 12);   // at least four points on each of the three faces
+    CHECK(sum.vertical / draw.flags.forceScale == doctest::Approx(6 * 100 * 9.81).epsilon(0.01));
+    // Woken by a drag, the pairs are solved again and drawn once, not twice.
+    w.setDrag(3, {0, 0, 0}, w.state().pos[3]);
+    w.step();
+    sum = {};
+    w.draw(draw);
+    CHECK(sum.lines == int(w.contacts().size()));
+}
+
 TEST_CASE("sleeping: a woken island starts from its stored impulses") {
     World awake(stackModel(3, 2), {}), asleep(stackModel(3, 2), {});
     asleep.settings.sleeping = true;

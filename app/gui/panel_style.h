@@ -38,7 +38,7 @@ inline const LegendEntry kPegLegend[] = {
 };
 // scene_renderer.cpp's colour of a sleeping body (islands.h), shown while a copy has one.
 inline const LegendEntry kAsleepLegend{{0.45f, 0.45f, 0.45f, 1},
-                                       "asleep (greyed, its contacts not drawn; a touch or a drag wakes it)"};
+                                       "asleep (greyed, its last contacts shown; a touch or a drag wakes it)"};
 // plus_model.cpp's impact phases, shown when a copy runs PLUS.
 inline const LegendEntry kPlusLegend[] = {
     {{1.0f, 0.3f, 0.2f, 1}, "PLUS: compressing"},

@@ -13,6 +13,15 @@
 
 namespace cs {
 
+// True when the world has moving bodies and all of them sleep (a deformable body never sleeps).
+static bool allAsleep(const World& w) {
+    const Model& m = w.model();
+    if (!m.femBodies.empty()) return false;
+    int dynamic = 0;
+    for (int b = 0; b < m.bodyCount(); ++b) dynamic += !m.isStatic(b);
+    return dynamic > 0 && w.sleepingBodies() == dynamic;
+}
+
 float SandboxApp::tableHeight() const { return copyCount() > 1 ? float(34 + 21 * copyCount()) : 0.f; }
 
 void SandboxApp::drawComparisonTable() {
@@ -38,14 +47,24 @@ void SandboxApp::drawComparisonTable() {
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
             ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kCopyColors[i]), "%d %s", i + 1, c.label.c_str());
-            ImGui::TableNextColumn();
-            ImGui::Text("%.2f", c.stepMs);
-            ImGui::TableNextColumn();
-            ImGui::Text("%d", st.newtonIterations);
-            ImGui::TableNextColumn();
-            ImGui::Text("%d", st.linearIterations);
-            ImGui::TableNextColumn();
-            ImGui::Text("%.2e", double(st.residualFinal));
+            if (allAsleep(c.world)) {
+                // No solve runs while every body sleeps: its zeros would read as a free, exact solve.
+                for (int k = 0; k < 4; ++k) {
+                    ImGui::TableNextColumn();
+                    ImGui::TextDisabled(k == 0 ? "asleep" : "-");
+                    if (k == 0 && ImGui::IsItemHovered())
+                        ImGui::SetTooltip("every body of this copy sleeps, so no step is solved; a touch or a drag wakes it");
+                }
+            } else {
+                ImGui::TableNextColumn();
+                ImGui::Text("%.2f", c.stepMs);
+                ImGui::TableNextColumn();
+                ImGui::Text("%d", st.newtonIterations);
+                ImGui::TableNextColumn();
+                ImGui::Text("%d", st.linearIterations);
+                ImGui::TableNextColumn();
+                ImGui::Text("%.2e", double(st.residualFinal));
+            }
             ImGui::TableNextColumn();
             ImGui::Text("%.3f", double(c.world.maxPenetration() * 1000));
             ImGui::TableNextColumn();
@@ -245,6 +264,7 @@ void SandboxApp::drawLegend() {
     for (auto& c : copies_) asleep |= view.greyAsleep && c->world.sleepingBodies() > 0;
     if (asleep) entries.push_back({&kAsleepLegend, kAsleepLegend.text});
     legendShown_.clear();
+    for (auto& entry : entries) legendShown_.push_back(entry.second);   // ui report: what it lists, folded or not
     if (entries.empty()) return;
 
     // Bottom left of the views, clear of the plots and the selection (right).
@@ -252,9 +272,18 @@ void SandboxApp::drawLegend() {
     float left = view.settingsPanel ? panelWidth_ : 0.f;
     ImGui::SetNextWindowPos(ImVec2(left + 10.f, float(fbHeight_) - bottom - 10.f), ImGuiCond_Always, ImVec2(0.f, 1.f));
     ImGui::SetNextWindowBgAlpha(0.6f);
-    ImGui::Begin("Legend", nullptr,
-                 ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove |
-                     ImGuiWindowFlags_NoInputs | ImGuiWindowFlags_NoFocusOnAppearing);
+    // With several copies the views are small and the legend would cover most of the bottom-left
+    // one: there it is a window with a title bar that starts folded (click it to open).
+    ImGuiWindowFlags flags = ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoFocusOnAppearing;
+    const bool folding = copyCount() > 1;
+    if (folding) ImGui::SetNextWindowCollapsed(true, ImGuiCond_Appearing);
+    else flags |= ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoInputs;
+    if (!ImGui::Begin("Legend", nullptr, flags)) {
+        ImVec2 p = ImGui::GetWindowPos(), sz = ImGui::GetWindowSize();
+        uiRects_["legend"] = UiRect{p.x, p.y, sz.x, sz.y};
+        ImGui::End();
+        return;
+    }
     ImDrawList* dl = ImGui::GetWindowDrawList();
     for (auto& [e, text] : entries) {
         ImVec2 p = ImGui::GetCursorScreenPos();
@@ -262,7 +291,6 @@ void SandboxApp::drawLegend() {
         ImGui::Dummy(ImVec2(18, 14));
         ImGui::SameLine();
         ImGui::TextUnformatted(text.c_str());
-        legendShown_.push_back(text);
     }
     ImVec2 p = ImGui::GetWindowPos(), sz = ImGui::GetWindowSize();
     uiRects_["legend"] = UiRect{p.x, p.y, sz.x, sz.y};
