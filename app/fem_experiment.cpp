@@ -25,10 +25,13 @@ bool number(const char* text, double lo, double hi, double& v) {
 
 }  // namespace
 
+int runPneunetExperiment(int argc, char** argv);   // pneunet_experiment.cpp
+
 int runFemExperiment(int argc, char** argv) {
     const std::string which = argc > 2 ? argv[2] : "";
+    if (which == "fem-pneunet") return runPneunetExperiment(argc, argv);
     if (which != "fem-extension") {
-        std::fprintf(stderr, "sandbox experiment: unknown FEM experiment \"%s\" (fem-extension)\n", which.c_str());
+        std::fprintf(stderr, "sandbox experiment: unknown FEM experiment \"%s\" (fem-extension, fem-pneunet)\n", which.c_str());
         return 2;
     }
     std::string out = "docs";

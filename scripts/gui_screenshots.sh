@@ -6,8 +6,8 @@
 #   docs/gui_plus_replay.png  the PLUS impact replay on newtons_cradle (round 3 of table 2's five)
 #   docs/gui_plus_replay_brick.png  the replay of [PLUS] example 1 (brick_impact), mid-impact
 #   docs/gui_pour3d_compare.png     pour3d: standard beside PEG behind see-through walls
-#   docs/fem_cantilever_strain.png, docs/fem_pneunet_stretch.png  deformable bodies bent by hand,
-#                             strain colours on
+#   docs/fem_cantilever_strain.png  the cantilever bent by hand, strain colours on
+#   docs/fem_pneunet_bent.png  the PneuNet finger bent by its arches' pressure, by the solver
 # (scripts/gui_review.sh takes the screenshots for reviewing the layout at 1280x720 and 1920x1080.)
 #   usage: scripts/gui_screenshots.sh [SANDBOX]   (default build/sandbox)
 set -eu
@@ -91,14 +91,17 @@ cat >"$TMP/cantilever.script" <<'S'
 S
 gui fem_cantilever --fem-deform bend:-1.2 --script "$TMP/cantilever.script" --frames 6 --size 1280x720 \
     --screenshot "$ROOT/docs/fem_cantilever_strain.png"
+# The PneuNet finger bent by the solver: its arches' activation at 1e8 Pa (the slider's top), let
+# settle for 1.25 s (150 fixed steps), coloured by volumetric strain, the rest shape as a wireframe
+# (docs/fem_pneunet.md).
 cat >"$TMP/finger.script" <<'S'
-0 key space
+0 fem pressure 1e8
 0 show strain on
 0 show rest on
 0 show contacts off
 0 show normals off
-0 fem field stretch
 0 camera -75 10 0.3 0.06 0 0.16
+75 key space
 S
-gui pneunet_finger --fem-deform bend:-2.0 --script "$TMP/finger.script" --frames 6 --size 1280x720 \
-    --screenshot "$ROOT/docs/fem_pneunet_stretch.png"
+gui pneunet_finger --fixed-step --script "$TMP/finger.script" --frames 77 --size 1280x720 \
+    --screenshot "$ROOT/docs/fem_pneunet_bent.png"

@@ -86,7 +86,9 @@ void SandboxApp::drawFemSection() {
     std::vector<Real>& act = copies_[0]->world.state().femActivation;
     if (selectedFem < int(act.size()) && chambers) {
         float pressure = float(act[selectedFem]);
-        const float most = float(body.youngs);   // a pressure of Y strains a chamber by about 100 %
+        // The library finger curls about 80 degrees at 10 Y: a nearly incompressible tet swells by only
+        // 3 (1 - 2 nu) a / Y (docs/fem_pneunet.md).
+        const float most = 10.f * float(body.youngs);
         // An event like a drag's: while the physics thread steps, the value is applied again to the
         // worlds it hands back (physics_thread.cpp), so a value set while running holds.
         if (ImGui::SliderFloat("pressure (Pa)", &pressure, 0.f, most, "%.3g", ImGuiSliderFlags_Logarithmic)) {
