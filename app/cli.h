@@ -20,6 +20,7 @@ struct RunOptions {
     std::string scene;                    // library name or path to a .json file
     std::optional<ContactModelType> contact;
     std::optional<LinearSolverType> solver;
+    std::optional<SolveMethod> method;        // --method newton|soft (SolverSettings::method)
     std::optional<NcpFunction> ncp;
     std::optional<CcpSolverType> ccpSolver;   // --ccp-solver pj|pgs|apgd|newton
     std::optional<int> ccpIters;              // --ccp-iters: PJ / PGS sweeps, APGD iterations
