@@ -175,6 +175,7 @@ void buildManifold(const SoftStepInput& in, const State& state, const SoftStepSc
         p.rA = c.pointA - state.pos[a];
         p.rB = c.pointB - state.pos[b];
         p.baseSeparation = c.gap - dot(p.rA - p.rB, n);
+        p.separation = c.gap;
         p.normalMass = effectiveMass(m.invMassA, m.invInertiaA, p.rA, m.invMassB, m.invInertiaB, p.rB, n);
         for (int t = 0; t < 2; ++t)
             p.tangentMass[t] = effectiveMass(m.invMassA, m.invInertiaA, p.rA, m.invMassB, m.invInertiaB, p.rB, m.tangent[t]);
@@ -408,8 +409,9 @@ void softStep(const SoftStepInput& in, State& state, SoftStepScratch& s, std::ve
         // solve with the soft bias
         solveJoints(true);
         ex.serial(nullptr, [=] CS_LAMBDA() { softSolveDrag(*dragPtr, bodies); });
+        const bool moved = soft.relaxIterations == 0 && step > 0;   // else the relax sweep updated the separations
         sweepColours(ex, s, manifolds, [=] CS_LAMBDA(SoftContact& m) {
-            softSolveContact(m, bodies, invH, contactSpeed, true);
+            softSolveContact(m, bodies, invH, contactSpeed, true, moved);
         });
         // integrate positions: dp += h v, dq <- normalize(dq + h/2 (0, w) dq) ([NSN] eq. 63's map)
         ex.forEach(ns, nullptr, nullptr, [=] CS_LAMBDA(int k) {
@@ -424,8 +426,9 @@ void softStep(const SoftStepInput& in, State& state, SoftStepScratch& s, std::ve
         for (int it = 0; it < soft.relaxIterations; ++it) {
             solveJoints(false);
             ex.serial(nullptr, [=] CS_LAMBDA() { softSolveDrag(*dragPtr, bodies); });
+            const bool moved = it == 0;
             sweepColours(ex, s, manifolds, [=] CS_LAMBDA(SoftContact& m) {
-                softSolveContact(m, bodies, invH, contactSpeed, false);
+                softSolveContact(m, bodies, invH, contactSpeed, false, moved);
             });
         }
         result.sweeps += 1 + soft.relaxIterations;

@@ -60,6 +60,8 @@ constexpr int kSoftMaxPoints = 4;   // points per manifold (soft_step.cpp reduce
 struct SoftPoint {
     Vec3 rA, rB;             // fixed anchors
     Real baseSeparation;     // s0 - dot(rA - rB, n): s = baseSeparation + dot(dpA + dqA rA - dpB - dqB rB, n)
+    Real separation;         // s at the bodies' current poses (positions change only between the
+                             //   solve and the relax sweeps: the relax updates it, the next solve reads it)
     Real normalMass;         // m_n
     Real tangentMass[2];
     Real normalImpulse;      // lambda of the current substep
@@ -88,10 +90,14 @@ CS_HD Vec3 softRelativeVelocity(const SoftBody& a, const SoftBody& b, Vec3 rA, V
 }
 
 CS_HD void softApplyImpulse(const SoftContact& c, SoftBody& a, SoftBody& b, Vec3 rA, Vec3 rB, Vec3 impulse) {
-    a.v += c.invMassA * impulse;
-    a.w += c.invInertiaA * cross(rA, impulse);
-    b.v -= c.invMassB * impulse;
-    b.w -= c.invInertiaB * cross(rB, impulse);
+    if (c.bodyA >= 0) {
+        a.v += c.invMassA * impulse;
+        a.w += c.invInertiaA * cross(rA, impulse);
+    }
+    if (c.bodyB >= 0) {
+        b.v -= c.invMassB * impulse;
+        b.w -= c.invInertiaB * cross(rB, impulse);
+    }
 }
 
 // The bodies of a constraint: the solver's or a still one (velocity and motion zero).
@@ -106,7 +112,8 @@ CS_HD void softWarmStart(SoftContact& c, SoftBody* bodies) {
         const Vec3 impulse = p.normalImpulse * c.normal + p.tangentImpulse[0] * c.tangent[0] +
                              p.tangentImpulse[1] * c.tangent[1];
         p.totalNormalImpulse += p.normalImpulse;
-        softApplyImpulse(c, a, b, p.rA, p.rB, impulse);
+        if (p.normalImpulse != 0 || p.tangentImpulse[0] != 0 || p.tangentImpulse[1] != 0)
+            softApplyImpulse(c, a, b, p.rA, p.rB, impulse);
     }
     if (c.bodyA >= 0) bodies[c.bodyA] = a;
     if (c.bodyB >= 0) bodies[c.bodyB] = b;
@@ -114,14 +121,17 @@ CS_HD void softWarmStart(SoftContact& c, SoftBody* bodies) {
 
 // One Gauss-Seidel pass over the manifold: normal impulses first, then friction against them.
 // useBias: the substep's solve (soft push-out of overlaps); false: the relax sweep.
-CS_HD void softSolveContact(SoftContact& c, SoftBody* bodies, Real invH, Real contactSpeed, bool useBias) {
+// updateSeparation: the bodies moved since the points' separations were last computed.
+CS_HD void softSolveContact(SoftContact& c, SoftBody* bodies, Real invH, Real contactSpeed, bool useBias,
+                            bool updateSeparation) {
     SoftBody a = c.bodyA >= 0 ? bodies[c.bodyA] : softStill();
     SoftBody b = c.bodyB >= 0 ? bodies[c.bodyB] : softStill();
     const Vec3 dp = a.dp - b.dp;
     for (int j = 0; j < c.pointCount; ++j) {
         SoftPoint& p = c.points[j];
         // s = s0 + dot(dpA + dqA rA - rA - (dpB + dqB rB - rB), n)
-        const Real s = p.baseSeparation + dot(dp + rotate(a.dq, p.rA) - rotate(b.dq, p.rB), c.normal);
+        if (updateSeparation) p.separation = p.baseSeparation + dot(dp + rotate(a.dq, p.rA) - rotate(b.dq, p.rB), c.normal);
+        const Real s = p.separation;
         Real bias = 0, massScale = 1, impulseScale = 0;
         if (s > 0) {
             bias = s * invH;   // speculative: may close the gap within the substep, no more
@@ -137,12 +147,14 @@ CS_HD void softSolveContact(SoftContact& c, SoftBody* bodies, Real invH, Real co
         impulse = total - p.normalImpulse;
         p.normalImpulse = total;
         p.totalNormalImpulse += impulse;
-        softApplyImpulse(c, a, b, p.rA, p.rB, impulse * c.normal);
+        if (impulse != 0) softApplyImpulse(c, a, b, p.rA, p.rB, impulse * c.normal);
     }
     // Coulomb's cone |lambda_t| <= mu lambda_n, each tangent solved alone, the pair then scaled
     // back onto the disc (isotropic friction, as the Newton path's standard model).
     for (int j = 0; j < c.pointCount; ++j) {
         SoftPoint& p = c.points[j];
+        // An open point with no friction impulse stays at zero (its limit is zero): skipped, same result.
+        if (p.normalImpulse == 0 && p.tangentImpulse[0] == 0 && p.tangentImpulse[1] == 0) continue;
         const Vec3 vr = softRelativeVelocity(a, b, p.rA, p.rB);
         Real t0 = p.tangentImpulse[0] - p.tangentMass[0] * dot(vr, c.tangent[0]);
         Real t1 = p.tangentImpulse[1] - p.tangentMass[1] * dot(vr, c.tangent[1]);
