@@ -60,6 +60,7 @@ struct World::Scratch {
     RowCull cull;                         // contacts left out of the rows (engine/contact/row_culling.h)
     FeatureCache features;                // the narrow phase's candidates (WorldSettings::narrowReuse)
     std::vector<WarmImpulse> sleepWarm;   // sleeping islands' impulses, kept across the store
+    State lastGood;                       // the soft step's roll-back state (copied into, no allocation once sized)
 };
 
 namespace {
@@ -396,7 +397,8 @@ void World::substep(Real h) {
 void World::softSubstep(Real h) {
     Scratch& s = *scratch_;
     const int nb = model_.bodyCount();
-    const State lastGood = state_;
+    s.lastGood = state_;
+    const State& lastGood = s.lastGood;
     profile_ = StepProfile{};
     s.active.resize(nb);
     for (int b = 0; b < nb; ++b) s.active[b] = isActive(b) ? 1 : 0;
