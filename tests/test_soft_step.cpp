@@ -196,44 +196,47 @@ TEST_CASE("soft step: the drag brings a box to its target") {
     CHECK(w.drag().effectiveMass == doctest::Approx(2.0));   // at the centre of mass: the body's mass
 }
 
-TEST_CASE("soft step: a box pendulum on a ball joint swings at the compound pendulum's period") {
-    // A 0.1 x 0.1 x 1 m box hung from its top end, released at theta0 = 0.1 rad:
-    // T = 2 pi sqrt(I_p / (m g d)) (1 + theta0^2 / 16), I_p = m (0.1^2 + 1^2) / 12 + m d^2, d = 0.5 m.
-    Model m;
-    const Vec3 pivot{0, 0, 2};
-    const Real d = Real(0.5), theta0 = Real(0.1);
-    const Quat q = quatFromAxisAngle({1, 0, 0}, theta0);
-    const int b = addBox(m, "bob", {Real(0.05), Real(0.05), d}, pivot + rotate(q, {0, 0, -d}), 3, Real(0.5), q);
-    Joint j;
-    j.type = JointType::Ball;
-    j.bodyA = -1;
-    j.bodyB = b;
-    std::string err;
-    REQUIRE_MESSAGE(addJoint(m, j, pivot, {1, 0, 0}, &err) >= 0, err);
-    World w(m, softSettings());
-    const Real ip = (Real(0.01) + 1) / 12 + d * d;   // per kg
-    const Real period = Real(2 * M_PI) * std::sqrt(ip / (g * d)) * (1 + theta0 * theta0 / 16);
-    Real last = w.state().pos[b].y, lastTime = 0, first = -1, latest = -1, anchorError = 0;
-    int crossings = 0;
-    for (int i = 1; i <= 840; ++i) {   // 7 s: four periods
-        w.step();
-        const Real y = w.state().pos[b].y, t = i * w.settings.dt;
-        if (last < 0 && y >= 0) {   // upward zero crossing, interpolated
-            const Real at = lastTime + (t - lastTime) * (-last) / (y - last);
-            if (first < 0) first = at;
-            latest = at;
-            ++crossings;
+TEST_CASE("soft step: a box pendulum on a ball or a revolute joint swings at the compound pendulum's period") {
+    for (JointType type : {JointType::Ball, JointType::Revolute}) {
+        // A 0.1 x 0.1 x 1 m box hung from its top end, released at theta0 = 0.1 rad:
+        // T = 2 pi sqrt(I_p / (m g d)) (1 + theta0^2 / 16), I_p = m (0.1^2 + 1^2) / 12 + m d^2, d = 0.5 m.
+        Model m;
+        const Vec3 pivot{0, 0, 2};
+        const Real d = Real(0.5), theta0 = Real(0.1);
+        const Quat q = quatFromAxisAngle({1, 0, 0}, theta0);
+        const int b = addBox(m, "bob", {Real(0.05), Real(0.05), d}, pivot + rotate(q, {0, 0, -d}), 3, Real(0.5), q);
+        Joint j;
+        j.type = type;   // the hinge's axis is x, the swing's
+        j.bodyA = -1;
+        j.bodyB = b;
+        std::string err;
+        REQUIRE_MESSAGE(addJoint(m, j, pivot, {1, 0, 0}, &err) >= 0, err);
+        World w(m, softSettings());
+        const Real ip = (Real(0.01) + 1) / 12 + d * d;   // per kg
+        const Real period = Real(2 * M_PI) * std::sqrt(ip / (g * d)) * (1 + theta0 * theta0 / 16);
+        Real last = w.state().pos[b].y, lastTime = 0, first = -1, latest = -1, anchorError = 0;
+        int crossings = 0;
+        for (int i = 1; i <= 840; ++i) {   // 7 s: four periods
+            w.step();
+            const Real y = w.state().pos[b].y, t = i * w.settings.dt;
+            if (last < 0 && y >= 0) {   // upward zero crossing, interpolated
+                const Real at = lastTime + (t - lastTime) * (-last) / (y - last);
+                if (first < 0) first = at;
+                latest = at;
+                ++crossings;
+            }
+            last = y;
+            lastTime = t;
+            const Vec3 end = w.state().pos[b] + rotate(w.state().rot[b], w.model().joints[0].anchorB);
+            anchorError = std::fmax(anchorError, length(end - pivot));
         }
-        last = y;
-        lastTime = t;
-        const Vec3 end = w.state().pos[b] + rotate(w.state().rot[b], w.model().joints[0].anchorB);
-        anchorError = std::fmax(anchorError, length(end - pivot));
+        REQUIRE(crossings >= 3);
+        const Real measured = (latest - first) / (crossings - 1);
+        CAPTURE(period);
+        CAPTURE(int(type));
+        CHECK(measured == doctest::Approx(double(period)).epsilon(0.01));
+        CHECK(anchorError < 1e-3);
     }
-    REQUIRE(crossings >= 3);
-    const Real measured = (latest - first) / (crossings - 1);
-    CAPTURE(period);
-    CHECK(measured == doctest::Approx(double(period)).epsilon(0.01));
-    CHECK(anchorError < 1e-3);
 }
 
 TEST_CASE("soft step: scenes it does not handle are refused in one line") {
