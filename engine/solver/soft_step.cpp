@@ -137,7 +137,6 @@ Real effectiveMass(Real invMassA, const Mat3& invIA, Vec3 rA, Real invMassB, con
 }
 
 struct SoftFrame {   // the step's constants every manifold is built with
-    Real h;          // substep
     Real frictionScale;
     SoftParams moving, still;   // softness between two moving bodies, and against one that does not move
     const WarmImpulse* warm;
@@ -313,7 +312,7 @@ void softStep(const SoftStepInput& in, State& state, SoftStepScratch& s, std::ve
     // is resolved by at least four substeps per period; twice as stiff against a body that does
     // not move (which cannot give way).
     const Real hertz = std::fmin(soft.contactHertz, Real(0.25) / h);
-    SoftFrame frame{h, in.settings.frictionScale, makeSoft(hertz, soft.contactDampingRatio, h),
+    SoftFrame frame{in.settings.frictionScale, makeSoft(hertz, soft.contactDampingRatio, h),
                     makeSoft(2 * hertz, soft.contactDampingRatio, h), state.warm.data(),
                     in.settings.solver.warmStart ? (int)state.warm.size() : 0, Real(1) / substeps};
     pickManifolds(in, s);
