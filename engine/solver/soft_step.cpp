@@ -154,8 +154,8 @@ void buildManifold(const SoftStepInput& in, const State& state, const SoftStepSc
     m.bodyB = s.solverIndex[b];
     m.invMassA = m.bodyA >= 0 ? s.invMass[m.bodyA] : Real(0);
     m.invMassB = m.bodyB >= 0 ? s.invMass[m.bodyB] : Real(0);
-    m.invInertiaA = m.bodyA >= 0 ? s.invInertia[m.bodyA] : mat3Zero();
-    m.invInertiaB = m.bodyB >= 0 ? s.invInertia[m.bodyB] : mat3Zero();
+    const Mat3 invInertiaA = m.bodyA >= 0 ? s.invInertia[m.bodyA] : mat3Zero();
+    const Mat3 invInertiaB = m.bodyB >= 0 ? s.invInertia[m.bodyB] : mat3Zero();
     m.normal = n;
     tangentBasis(n, m.tangent[0], m.tangent[1]);
     m.friction = mixFriction(model, a, b, f.frictionScale);
@@ -175,9 +175,9 @@ void buildManifold(const SoftStepInput& in, const State& state, const SoftStepSc
         p.rB = c.pointB - state.pos[b];
         p.baseSeparation = c.gap - dot(p.rA - p.rB, n);
         p.separation = c.gap;
-        p.normalMass = effectiveMass(m.invMassA, m.invInertiaA, p.rA, m.invMassB, m.invInertiaB, p.rB, n);
+        p.normalMass = effectiveMass(m.invMassA, invInertiaA, p.rA, m.invMassB, invInertiaB, p.rB, n);
         for (int t = 0; t < 2; ++t)
-            p.tangentMass[t] = effectiveMass(m.invMassA, m.invInertiaA, p.rA, m.invMassB, m.invInertiaB, p.rB, m.tangent[t]);
+            p.tangentMass[t] = effectiveMass(m.invMassA, invInertiaA, p.rA, m.invMassB, invInertiaB, p.rB, m.tangent[t]);
         p.normalImpulse = p.tangentImpulse[0] = p.tangentImpulse[1] = 0;
         const int w = f.warmCount > 0 ? findWarmIndex(f.warm, f.warmCount, contactKeyOf(c)) : -1;
         if (w >= 0) {
@@ -372,6 +372,7 @@ void softStep(const SoftStepInput& in, State& state, SoftStepScratch& s, std::ve
     HostExecutor& ex = s.exec;
     SoftBody* bodies = s.bodies.data();
     SoftContact* manifolds = s.sweep.data();
+    const Mat3* invInertia = s.invInertia.data();
     const int* bodyOf = s.bodyOf.data();
     const Vec3* pos0 = state.pos.data();
     const Quat* rot0 = state.rot.data();
@@ -404,13 +405,13 @@ void softStep(const SoftStepInput& in, State& state, SoftStepScratch& s, std::ve
             for (int k = 0; k < nj; ++k) softWarmStartJoint(joints[k], bodies);
             softWarmStartDrag(*dragPtr, bodies);
         });
-        sweepColours(ex, s, manifolds, [=] CS_LAMBDA(SoftContact& m) { softWarmStart(m, bodies); });
+        sweepColours(ex, s, manifolds, [=] CS_LAMBDA(SoftContact& m) { softWarmStart(m, bodies, invInertia); });
         // solve with the soft bias
         solveJoints(true);
         ex.serial(nullptr, [=] CS_LAMBDA() { softSolveDrag(*dragPtr, bodies); });
         const bool moved = soft.relaxIterations == 0 && step > 0;   // else the relax sweep updated the separations
         sweepColours(ex, s, manifolds, [=] CS_LAMBDA(SoftContact& m) {
-            softSolveContact(m, bodies, invH, contactSpeed, true, moved);
+            softSolveContact(m, bodies, invInertia, invH, contactSpeed, true, moved);
         });
         // integrate positions: dp += h v, dq <- normalize(dq + h/2 (0, w) dq) ([NSN] eq. 63's map)
         ex.forEach(ns, nullptr, nullptr, [=] CS_LAMBDA(int k) {
@@ -427,13 +428,13 @@ void softStep(const SoftStepInput& in, State& state, SoftStepScratch& s, std::ve
             ex.serial(nullptr, [=] CS_LAMBDA() { softSolveDrag(*dragPtr, bodies); });
             const bool moved = it == 0;
             sweepColours(ex, s, manifolds, [=] CS_LAMBDA(SoftContact& m) {
-                softSolveContact(m, bodies, invH, contactSpeed, false, moved);
+                softSolveContact(m, bodies, invInertia, invH, contactSpeed, false, moved);
             });
         }
         result.sweeps += 1 + soft.relaxIterations;
     }
     const Real threshold = soft.restitutionThreshold;
-    sweepColours(ex, s, manifolds, [=] CS_LAMBDA(SoftContact& m) { softRestitution(m, bodies, threshold); });
+    sweepColours(ex, s, manifolds, [=] CS_LAMBDA(SoftContact& m) { softRestitution(m, bodies, invInertia, threshold); });
     ++result.sweeps;
 
     // ---- store: poses, velocities, contacts, warm start ----

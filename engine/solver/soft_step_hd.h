@@ -75,8 +75,8 @@ struct SoftPoint {
 // bodyA, bodyB index the solver's bodies; -1 a body that does not move (static, asleep, dormant).
 struct SoftContact {
     int bodyA, bodyB;
-    Real invMassA, invMassB;
-    Mat3 invInertiaA, invInertiaB;   // world, at the step's start (fixed anchors, fixed inertia)
+    Real invMassA, invMassB;         // the inverse inertias (world, at the step's start) are the
+                                     //   bodies', read from the solver's per-body array: fewer bytes per sweep
     Vec3 normal, tangent[2];
     Real friction, restitution;
     SoftParams softness;
@@ -89,14 +89,15 @@ CS_HD Vec3 softRelativeVelocity(const SoftBody& a, const SoftBody& b, Vec3 rA, V
     return a.v + cross(a.w, rA) - b.v - cross(b.w, rB);
 }
 
-CS_HD void softApplyImpulse(const SoftContact& c, SoftBody& a, SoftBody& b, Vec3 rA, Vec3 rB, Vec3 impulse) {
+CS_HD void softApplyImpulse(const SoftContact& c, const Mat3* invInertia, SoftBody& a, SoftBody& b, Vec3 rA, Vec3 rB,
+                            Vec3 impulse) {
     if (c.bodyA >= 0) {
         a.v += c.invMassA * impulse;
-        a.w += c.invInertiaA * cross(rA, impulse);
+        a.w += invInertia[c.bodyA] * cross(rA, impulse);
     }
     if (c.bodyB >= 0) {
         b.v -= c.invMassB * impulse;
-        b.w -= c.invInertiaB * cross(rB, impulse);
+        b.w -= invInertia[c.bodyB] * cross(rB, impulse);
     }
 }
 
@@ -104,7 +105,7 @@ CS_HD void softApplyImpulse(const SoftContact& c, SoftBody& a, SoftBody& b, Vec3
 CS_HD SoftBody softStill() { return SoftBody{{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, quatIdentity()}; }
 
 // Warm start: the last substep's impulses applied again ([Box2D] b2WarmStartContactsTask).
-CS_HD void softWarmStart(SoftContact& c, SoftBody* bodies) {
+CS_HD void softWarmStart(SoftContact& c, SoftBody* bodies, const Mat3* invInertia) {
     SoftBody a = c.bodyA >= 0 ? bodies[c.bodyA] : softStill();
     SoftBody b = c.bodyB >= 0 ? bodies[c.bodyB] : softStill();
     for (int j = 0; j < c.pointCount; ++j) {
@@ -113,7 +114,7 @@ CS_HD void softWarmStart(SoftContact& c, SoftBody* bodies) {
                              p.tangentImpulse[1] * c.tangent[1];
         p.totalNormalImpulse += p.normalImpulse;
         if (p.normalImpulse != 0 || p.tangentImpulse[0] != 0 || p.tangentImpulse[1] != 0)
-            softApplyImpulse(c, a, b, p.rA, p.rB, impulse);
+            softApplyImpulse(c, invInertia, a, b, p.rA, p.rB, impulse);
     }
     if (c.bodyA >= 0) bodies[c.bodyA] = a;
     if (c.bodyB >= 0) bodies[c.bodyB] = b;
@@ -122,7 +123,7 @@ CS_HD void softWarmStart(SoftContact& c, SoftBody* bodies) {
 // One Gauss-Seidel pass over the manifold: normal impulses first, then friction against them.
 // useBias: the substep's solve (soft push-out of overlaps); false: the relax sweep.
 // updateSeparation: the bodies moved since the points' separations were last computed.
-CS_HD void softSolveContact(SoftContact& c, SoftBody* bodies, Real invH, Real contactSpeed, bool useBias,
+CS_HD void softSolveContact(SoftContact& c, SoftBody* bodies, const Mat3* invInertia, Real invH, Real contactSpeed, bool useBias,
                             bool updateSeparation) {
     SoftBody a = c.bodyA >= 0 ? bodies[c.bodyA] : softStill();
     SoftBody b = c.bodyB >= 0 ? bodies[c.bodyB] : softStill();
@@ -147,7 +148,7 @@ CS_HD void softSolveContact(SoftContact& c, SoftBody* bodies, Real invH, Real co
         impulse = total - p.normalImpulse;
         p.normalImpulse = total;
         p.totalNormalImpulse += impulse;
-        if (impulse != 0) softApplyImpulse(c, a, b, p.rA, p.rB, impulse * c.normal);
+        if (impulse != 0) softApplyImpulse(c, invInertia, a, b, p.rA, p.rB, impulse * c.normal);
     }
     // Coulomb's cone |lambda_t| <= mu lambda_n, each tangent solved alone, the pair then scaled
     // back onto the disc (isotropic friction, as the Newton path's standard model).
@@ -168,7 +169,7 @@ CS_HD void softSolveContact(SoftContact& c, SoftBody* bodies, Real invH, Real co
         const Vec3 impulse = (t0 - p.tangentImpulse[0]) * c.tangent[0] + (t1 - p.tangentImpulse[1]) * c.tangent[1];
         p.tangentImpulse[0] = t0;
         p.tangentImpulse[1] = t1;
-        softApplyImpulse(c, a, b, p.rA, p.rB, impulse);
+        softApplyImpulse(c, invInertia, a, b, p.rA, p.rB, impulse);
     }
     if (c.bodyA >= 0) bodies[c.bodyA] = a;
     if (c.bodyB >= 0) bodies[c.bodyB] = b;
@@ -176,7 +177,7 @@ CS_HD void softSolveContact(SoftContact& c, SoftBody* bodies, Real invH, Real co
 
 // Restitution after the substeps ([Box2D] b2ApplyRestitutionTask): points that approached faster
 // than the threshold at the step's start and took an impulse get vn = -e vn0.
-CS_HD void softRestitution(SoftContact& c, SoftBody* bodies, Real threshold) {
+CS_HD void softRestitution(SoftContact& c, SoftBody* bodies, const Mat3* invInertia, Real threshold) {
     if (c.restitution == 0) return;
     SoftBody a = c.bodyA >= 0 ? bodies[c.bodyA] : softStill();
     SoftBody b = c.bodyB >= 0 ? bodies[c.bodyB] : softStill();
@@ -189,7 +190,7 @@ CS_HD void softRestitution(SoftContact& c, SoftBody* bodies, Real threshold) {
         impulse = total - p.normalImpulse;
         p.normalImpulse = total;
         p.totalNormalImpulse += impulse;
-        softApplyImpulse(c, a, b, p.rA, p.rB, impulse * c.normal);
+        softApplyImpulse(c, invInertia, a, b, p.rA, p.rB, impulse * c.normal);
     }
     if (c.bodyA >= 0) bodies[c.bodyA] = a;
     if (c.bodyB >= 0) bodies[c.bodyB] = b;
