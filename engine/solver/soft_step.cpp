@@ -44,6 +44,7 @@ struct SoftStepScratch {
     std::vector<int> run, cluster;       // one shape pair's contacts; one manifold's before reduction
     std::vector<uint8_t> taken;
     std::vector<WarmImpulse> warm;       // the step's warm start written here, then swapped in
+    std::vector<int> warmIndex;          // (potential contacts) index into State::warm, -1: none
     std::vector<SoftJoint> joints;       // (joints)
     std::vector<Vec3> pos;               // (bodies) poses within the step, for the joints' rows
     std::vector<Quat> rot;
@@ -179,7 +180,7 @@ void buildManifold(const SoftStepInput& in, const State& state, const SoftStepSc
         for (int t = 0; t < 2; ++t)
             p.tangentMass[t] = effectiveMass(m.invMassA, invInertiaA, p.rA, m.invMassB, invInertiaB, p.rB, m.tangent[t]);
         p.normalImpulse = p.tangentImpulse[0] = p.tangentImpulse[1] = 0;
-        const int w = f.warmCount > 0 ? findWarmIndex(f.warm, f.warmCount, contactKeyOf(c)) : -1;
+        const int w = s.warmIndex[pick[k]];
         if (w >= 0) {
             p.normalImpulse = f.warm[w].normal > 0 ? f.warmScale * f.warm[w].normal : Real(0);
             for (int t = 0; t < 2; ++t) p.tangentImpulse[t] = f.warmScale * dot(f.warm[w].tangent, m.tangent[t]);
@@ -315,6 +316,24 @@ void softStep(const SoftStepInput& in, State& state, SoftStepScratch& s, std::ve
     SoftFrame frame{in.settings.frictionScale, makeSoft(hertz, soft.contactDampingRatio, h),
                     makeSoft(2 * hertz, soft.contactDampingRatio, h), state.warm.data(),
                     in.settings.solver.warmStart ? (int)state.warm.size() : 0, Real(1) / substeps};
+    // Warm-start indices by one merge of two key-sorted lists (the narrow phase lists contacts in
+    // key order, State::warm is sorted); a contact below the largest key merged so far is looked
+    // up by binary search instead.
+    const int np = (int)in.potential.size();
+    s.warmIndex.resize(np);
+    ContactKey merged{0, 0};
+    for (int ci = 0, w = 0; ci < np; ++ci) {
+        const ContactKey key = contactKeyOf(in.potential[ci]);
+        if (frame.warmCount == 0) {
+            s.warmIndex[ci] = -1;
+        } else if (contactKeyLess(key, merged)) {
+            s.warmIndex[ci] = findWarmIndex(frame.warm, frame.warmCount, key);
+        } else {
+            while (w < frame.warmCount && contactKeyLess(frame.warm[w].key, key)) ++w;
+            s.warmIndex[ci] = w < frame.warmCount && frame.warm[w].key == key ? w : -1;
+            merged = key;
+        }
+    }
     pickManifolds(in, s);
     colourAndBuild(in, state, s, frame, result);
     result.manifolds = (int)s.sweep.size();
