@@ -8,6 +8,7 @@
 
 #include "engine/scene/scene_loader.h"
 #include "engine/solver/ccp_solvers.h"
+#include "engine/solver/soft_step.h"
 
 namespace cs {
 
@@ -49,6 +50,8 @@ void printUsage(std::FILE* out) {
         "       sandbox list                 the scene library with one-line descriptions\n"
         "       sandbox run SCENE [options]  headless run, summary or JSON at the end\n"
         "run options:\n"
+        "  --method newton|soft (standard model: the non-smooth Newton method, or Box2D v3's soft step)\n"
+        "  --soft-substeps N  --soft-hertz F (the soft step's substeps and contact frequency; scene block \"soft\")\n"
         "  --contact standard|peg|plus|compliant|ccp   --solver jacobi|gs|pcg|pcr   --ncp fb|min\n"
         "  --ccp-solver pj|pgs|apgd|newton (ccp model; newton uses --solver)  --ccp-iters N\n"
         "  --dt H  --steps N | --seconds T  --newton N  --iters M  --substeps K  --seed S\n"
@@ -94,7 +97,7 @@ bool parseRunOptions(int argc, char** argv, int first, RunOptions& o, std::strin
         } else if (i + 1 < argc) {
             v = argv[++i];
         } else {
-            static const char* known[] = {"--contact", "--solver", "--ncp", "--dt", "--steps", "--seconds",
+            static const char* known[] = {"--method", "--soft-substeps", "--soft-hertz", "--contact", "--solver", "--ncp", "--dt", "--steps", "--seconds",
                                           "--newton", "--iters", "--seed", "--substeps", "--trace",
                                           "--state-out", "--threads", "--backend", "--overlap-every",
                                           "--grip-force", "--cull-rows", "--condense", "--keep-best", "--forcing", "--step-cut",
@@ -107,7 +110,18 @@ bool parseRunOptions(int argc, char** argv, int first, RunOptions& o, std::strin
         auto bad = [&](const std::string& expected) { return fail("bad value \"" + v + "\" for " + a + ": expected " + expected); };
         double d;
         long long n;
-        if (a == "--contact") {
+        if (a == "--method") {
+            SolveMethod m;
+            if (!parseSolveMethodName(v, m)) return bad("newton or soft");
+            o.method = m;
+        } else if (a == "--soft-substeps") {
+            if (!parseInt(v, n) || n < 1 || n > SceneLimits::substeps)
+                return bad("a positive integer, at most " + std::to_string(SceneLimits::substeps));
+            o.softSubsteps = int(n);
+        } else if (a == "--soft-hertz") {
+            if (!parseDouble(v, d) || !(d > 0) || d > 1e6) return bad("a contact frequency in Hz, > 0");
+            o.softHertz = d;
+        } else if (a == "--contact") {
             ContactModelType t;
             if (!parseContactModelName(v, t)) return bad("standard, peg, plus, compliant or ccp");
             o.contact = t;
@@ -217,6 +231,9 @@ bool parseRunOptions(int argc, char** argv, int first, RunOptions& o, std::strin
 }
 
 void applyRunOptions(const RunOptions& o, WorldSettings& s) {
+    if (o.method) s.solver.method = *o.method;
+    if (o.softSubsteps) s.solver.soft.substeps = *o.softSubsteps;
+    if (o.softHertz) s.solver.soft.contactHertz = Real(*o.softHertz);
     if (o.contact) s.solver.contactModel = *o.contact;
     if (o.solver) s.solver.linearSolver = *o.solver;
     if (o.ncp) s.solver.ncp = *o.ncp;

@@ -20,6 +20,9 @@ struct RunOptions {
     std::string scene;                    // library name or path to a .json file
     std::optional<ContactModelType> contact;
     std::optional<LinearSolverType> solver;
+    std::optional<SolveMethod> method;        // --method newton|soft (SolverSettings::method)
+    std::optional<int> softSubsteps;          // --soft-substeps N (SoftSettings::substeps)
+    std::optional<double> softHertz;          // --soft-hertz F (SoftSettings::contactHertz)
     std::optional<NcpFunction> ncp;
     std::optional<CcpSolverType> ccpSolver;   // --ccp-solver pj|pgs|apgd|newton
     std::optional<int> ccpIters;              // --ccp-iters: PJ / PGS sweeps, APGD iterations

@@ -106,6 +106,7 @@ std::string summaryJson(const RunSummary& s) {
     const StepProfile& p = s.profileSum;
     Json j;
     j["scene"] = s.scene;
+    j["method"] = s.method;
     j["contact"] = s.contact;
     j["solver"] = s.solver;
     j["ncp"] = s.ncp;
@@ -150,8 +151,8 @@ void writeSummaryText(const RunSummary& s, std::FILE* out) {
     Stats t = computeStats(s);
     double n = std::max<double>(1, double(s.records.size()));
     const StepProfile& p = s.profileSum;
-    std::fprintf(out, "scene %s: %d bodies, %d steps of %.4g s (%d substeps), %s contact, %s solver, %s NCP, %s/%s\n",
-                 s.scene.c_str(), s.bodies, s.steps, s.dt, s.substeps, s.contact.c_str(), s.solver.c_str(),
+    std::fprintf(out, "scene %s: %d bodies, %d steps of %.4g s (%d substeps), %s method, %s contact, %s solver, %s NCP, %s/%s\n",
+                 s.scene.c_str(), s.bodies, s.steps, s.dt, s.substeps, s.method.c_str(), s.contact.c_str(), s.solver.c_str(),
                  s.ncp.c_str(), s.backend.c_str(), s.precision.c_str());
     std::fprintf(out, "  contacts        mean %.1f, max %d\n", t.contactsMean, t.contactsMax);
     std::fprintf(out, "  wall time       %.3f ms/step mean, %.3f median, %.3f p95 (CPU %.3f median)\n", t.wallMean, t.wallMedian,

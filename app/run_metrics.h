@@ -31,7 +31,7 @@ struct StepRecord {
 };
 
 struct RunSummary {
-    std::string scene, contact, solver, ncp, backend, precision;
+    std::string scene, method, contact, solver, ncp, backend, precision;   // method: newton | soft
     double dt = 0;
     int substeps = 1, steps = 0, bodies = 0, threads = 1;
     int femTets = 0, femNodes = 0;          // deformable bodies' tets and nodes

@@ -19,6 +19,7 @@
 #include "engine/scene/scene_grasp.h"
 #include "engine/scene/scene_loader.h"
 #include "engine/solver/ccp_solvers.h"
+#include "engine/solver/soft_step.h"
 #include "gpu/gpu_backend.h"
 
 namespace cs {
@@ -96,6 +97,14 @@ int runHeadless(const RunOptions& o) {
     RunSummary s;
     s.backend = chooseBackend(o.backend);
     s.scene = info.name;
+    s.method = solveMethodName(settings.solver.method);
+    if (settings.solver.method == SolveMethod::Soft) {
+        std::string why;
+        if (!softStepSupports(model, settings, &why)) {
+            std::fprintf(stderr, "sandbox: %s\n", why.c_str());
+            return kExitUsage;
+        }
+    }
     s.contact = contactModelName(settings.solver.contactModel);
     s.solver = solverTypeName(settings.solver.linearSolver);
     if (settings.solver.contactModel == ContactModelType::CCP)   // [CCP]: its own solver, Newton with the linear one

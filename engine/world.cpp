@@ -38,6 +38,7 @@
 #include "engine/solver/joint_coupling.h"
 #include "engine/solver/joint_rows.h"
 #include "engine/solver/newton.h"
+#include "engine/solver/soft_step.h"
 
 namespace cs {
 
@@ -59,6 +60,7 @@ struct World::Scratch {
     RowCull cull;                         // contacts left out of the rows (engine/contact/row_culling.h)
     FeatureCache features;                // the narrow phase's candidates (WorldSettings::narrowReuse)
     std::vector<WarmImpulse> sleepWarm;   // sleeping islands' impulses, kept across the store
+    State lastGood;                       // the soft step's roll-back state (copied into, no allocation once sized)
 };
 
 namespace {
@@ -197,6 +199,17 @@ void World::step() {
 }
 
 void World::substep(Real h) {
+    if (settings.solver.method == SolveMethod::Soft) {
+        std::string why;
+        if (softStepSupports(model_, settings, &why)) {
+            softSubstep(h);
+            return;
+        }
+        if (!softNoted_) {   // not silently: the scene runs, under the method that handles it
+            std::fprintf(stderr, "note: %s; stepping with the Newton method instead\n", why.c_str());
+            softNoted_ = true;
+        }
+    }
     Scratch& s = *scratch_;
     const int nb = model_.bodyCount();
     const State lastGood = state_;
@@ -391,6 +404,76 @@ void World::substep(Real h) {
     t = Clock::now();
     if (settings.projectionPasses > 0 && settings.solver.contactModel != ContactModelType::Compliant)
         projectPositions();
+    profile_.project = secondsSince(t);
+    state_.time += h;
+}
+
+// The soft step (engine/solver/soft_step.h) in place of the contact model, solve and integrate
+// stages: it integrates the bodies itself, over its own substeps. The detection is the same
+// (broad and narrow phase once per step); the speed guard applies after it as after the Newton
+// solve. No energy guard (its account is built from the Newton rows: the run's account restarts
+// when the Newton method runs again) and no sleeping.
+void World::softSubstep(Real h) {
+    Scratch& s = *scratch_;
+    const int nb = model_.bodyCount();
+    s.lastGood = state_;
+    const State& lastGood = s.lastGood;
+    profile_ = StepProfile{};
+    s.active.resize(nb);
+    for (int b = 0; b < nb; ++b) s.active[b] = isActive(b) ? 1 : 0;
+    s.present = s.active;
+    s.jointed.assign(nb, 0);
+    for (const Joint& j : model_.joints)
+        for (int b : {j.bodyA, j.bodyB})
+            if (b >= 0 && b < nb) s.jointed[b] = 1;
+    prepareSleep(model_, state_, false);
+    const NarrowPhaseSettings narrow = narrowPhaseSettings(settings, h);
+
+    auto t = Clock::now();
+    findShapePairs(state_, narrow);
+    profile_.broadPhase = secondsSince(t);
+    t = Clock::now();
+    potential_.clear();
+    collidePairs(model_, state_, s.pairs, narrow, potential_, settings.narrowReuse ? &s.features : nullptr);
+    profile_.narrowPhase = secondsSince(t);
+
+    t = Clock::now();
+    if (drag_.body >= 0 && !isActive(drag_.body)) drag_.body = -1;
+    const SpeedGuard guard = speedGuard(h);
+    if (!softScratch_) softScratch_ = makeSoftStepScratch();
+    SoftStepResult r;
+    softStep(SoftStepInput{model_, settings, potential_, s.active.data(), h, drag_, dragSettings, dragWarm_}, state_,
+             *softScratch_, contacts_, r);
+    profile_.solve = secondsSince(t);
+    solveStats_.newtonIterations = 0;
+    solveStats_.linearIterations = r.sweeps;
+    solveStats_.residualFinal = r.residual;
+    solveStats_.restoredBest = 0;
+    solveStats_.newtonResidual.clear();
+    solveStats_.linearResidual.clear();
+    solveStats_.rows = 3 * r.points;
+    solveStats_.culledContacts = 0;
+    solveStats_.cullResolves = 0;
+    state_.lastSolveConverged = true;
+    state_.energyCounted = false;
+
+    t = Clock::now();
+    for (int b = 0; b < nb; ++b) {
+        if (!s.active[b] || model_.isStatic(b)) continue;
+        const Real speed = length(state_.linVel[b]) + length(state_.angVel[b]) * bodyReach(b);
+        if (!(speed < guard.limit(s.jointed[b])) || !isFinite(state_.pos[b]) || !isFinite(state_.rot[b])) {
+            const std::string cause = speedFailure(b, speed, guard, -1);
+            rollBack(lastGood, h, cause);
+            profile_.integrate = secondsSince(t);
+            return;
+        }
+    }
+    dragWarm_ = r.dragImpulse;
+    if (drag_.body >= 0) setDragFeedback(r.dragImpulse / h, r.dragEffectiveMass);
+    profile_.integrate = secondsSince(t);
+
+    t = Clock::now();
+    if (settings.projectionPasses > 0) projectPositions();
     profile_.project = secondsSince(t);
     state_.time += h;
 }

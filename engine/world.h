@@ -17,6 +17,7 @@
 namespace cs {
 
 struct BodyDesc;   // engine/model_builder.h
+struct SoftStepScratch;   // engine/solver/soft_step.cpp
 
 enum class ContactModelType { Standard, PEG, PLUS, Compliant, CCP };
 enum class NcpFunction { FischerBurmeister, MinimumMap };
@@ -46,7 +47,29 @@ struct CcpSettings {
     Real omega = 0;                      // PJ / PGS relaxation; <= 0: 1 for PGS, 1 / lambda_max(eta N) for PJ
 };
 
+// How the standard model's contacts, the joints and the drag are solved each step:
+//   Newton  the non-smooth Newton method over the NCP rows ([NSN] Algorithm 1; engine/solver/newton.h)
+//   Soft    Box2D v3's soft step: substeps of soft constraints relaxed by Gauss-Seidel sweeps over a
+//           graph colouring (engine/solver/soft_step.h)
+// (issue 38 adds Pgs, sequential impulses, next to these.)
+enum class SolveMethod { Newton, Soft };
+
+// The soft step's parameters (engine/solver/soft_step.h). Defaults are Box2D v3's b2DefaultWorldDef.
+struct SoftSettings {
+    int substeps = 4;                    // soft substeps per world step (per WorldSettings::substeps)
+    int relaxIterations = 1;             // sweeps without bias after each substep's biased sweep
+    Real contactHertz = 30;              // contact stiffness as a frequency, capped at a quarter of the
+                                         //   substep rate (soft_step.h); contacts with a static body 2x
+    Real contactDampingRatio = 10;
+    Real jointHertz = 60;
+    Real jointDampingRatio = 2;
+    Real contactSpeed = 3;               // m/s: the fastest an overlap is pushed out
+    Real restitutionThreshold = 1;       // m/s: approach speeds below this bounce with no restitution
+};
+
 struct SolverSettings {
+    SolveMethod method = SolveMethod::Newton;
+    SoftSettings soft;
     ContactModelType contactModel = ContactModelType::Standard;
     NcpFunction ncp = NcpFunction::FischerBurmeister;
     LinearSolverType linearSolver = LinearSolverType::PCR;
@@ -298,6 +321,7 @@ private:
         Real limit(bool jointed) const { return jointed ? maxSpeed : sceneLimit; }
     };
     void substep(Real h);
+    void softSubstep(Real h);        // SolveMethod::Soft (engine/solver/soft_step.h)
     SpeedGuard speedGuard(Real h) const;
     Real bodyReach(int body) const;
     // What the speed guard caught: body `body` (or, body < 0, FEM node `node`) at `speed`.
@@ -323,6 +347,8 @@ private:
     std::shared_ptr<const Model> sceneModel_;   // the model as loaded, restored by reset()
     bool lastStepFailed_ = false;
     bool femModelNoted_ = false;     // the PEG/PLUS-with-FEM note was printed
+    bool softNoted_ = false;         // the note that the soft step does not handle the scene was printed
+    std::shared_ptr<SoftStepScratch> softScratch_;   // the soft step's buffers (engine/solver/soft_step.cpp)
     std::string lastError_;
     int failedSteps_ = 0;
     DragState drag_;

@@ -8,7 +8,9 @@ namespace cs {
 bool pipelineSupports(const World& world, std::string* why) {
     const char* reason = nullptr;
     const SolverSettings& solver = world.settings.solver;
-    if (solver.contactModel != ContactModelType::Standard && solver.contactModel != ContactModelType::CCP)
+    if (solver.method == SolveMethod::Soft)
+        reason = "the device pipeline has no soft step yet (method soft runs on the host)";
+    else if (solver.contactModel != ContactModelType::Standard && solver.contactModel != ContactModelType::CCP)
         reason = "the device pipeline implements the standard and CCP contact models only";
     else if (solver.contactModel == ContactModelType::CCP &&
              (!world.model().joints.empty() || world.drag().body >= 0 || world.drag().femTri >= 0))

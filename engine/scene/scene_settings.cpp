@@ -2,6 +2,7 @@
 // by scene files and the command line (docs/scene-format.md, "Settings").
 #include "engine/scene/scene_parse.h"
 #include "engine/solver/ccp_solvers.h"
+#include "engine/solver/soft_step.h"
 
 namespace cs {
 
@@ -56,6 +57,7 @@ void readPlusSettings(JsonObject& obj, PlusSettings& p);
 void readCompliantSettings(JsonObject& obj, CompliantSettings& c);
 void readPegSettings(JsonObject& obj, PegSettings& p);
 void readCcpSettings(JsonObject& obj, CcpSettings& c);
+void readSoftSettings(JsonObject& obj, SoftSettings& s);
 
 void readSettings(JsonObject& obj, WorldSettings& w) {
     SolverSettings& s = w.solver;
@@ -71,6 +73,12 @@ void readSettings(JsonObject& obj, WorldSettings& w) {
     w.redetectPasses = obj.integer("redetect", w.redetectPasses, 0, SceneLimits::passes);
     w.sleeping = obj.flag("sleeping", w.sleeping);
     w.narrowReuse = obj.flag("narrow_reuse", w.narrowReuse);
+    if (obj.has("method") && !parseSolveMethodName(obj.text("method"), s.method))
+        obj.fail("method", "unknown method \"" + obj.text("method") + "\" (expected newton or soft)");
+    if (obj.has("soft")) {
+        JsonObject o = obj.object("soft");
+        readSoftSettings(o, s.soft);
+    }
     if (obj.has("contact") && !parseContactModelName(obj.text("contact"), s.contactModel))
         obj.fail("contact", "unknown contact model \"" + obj.text("contact") +
                                 "\" (expected standard, peg, plus, compliant or ccp)");
@@ -158,6 +166,20 @@ void readCcpSettings(JsonObject& obj, CcpSettings& c) {
     c.tolerance = obj.nonNegative("tolerance", c.tolerance);
     c.omega = obj.nonNegative("omega", c.omega);
     if (c.omega >= 2) obj.fail("omega", "must lie in [0, 2) (0: automatic)");
+    obj.finish();
+}
+
+// "settings": {"soft": {...}}: the soft step's parameters (SoftSettings in engine/world.h,
+// engine/solver/soft_step.h).
+void readSoftSettings(JsonObject& obj, SoftSettings& s) {
+    s.substeps = obj.integer("substeps", s.substeps, 1, SceneLimits::substeps);
+    s.relaxIterations = obj.integer("relax", s.relaxIterations, 0, SceneLimits::iters);
+    s.contactHertz = obj.positive("contact_hertz", s.contactHertz);
+    s.contactDampingRatio = obj.nonNegative("contact_damping_ratio", s.contactDampingRatio);
+    s.jointHertz = obj.positive("joint_hertz", s.jointHertz);
+    s.jointDampingRatio = obj.nonNegative("joint_damping_ratio", s.jointDampingRatio);
+    s.contactSpeed = obj.positive("contact_speed", s.contactSpeed);
+    s.restitutionThreshold = obj.nonNegative("restitution_threshold", s.restitutionThreshold);
     obj.finish();
 }
 
