@@ -169,6 +169,7 @@ struct CondensedRows::Impl {
     std::vector<int> touchedNodes;
     Eigen::MatrixXd Ltt, Xtt;            // the factor's trailing block, and K^-1 over the touched DOFs
     Eigen::MatrixXd G;                   // J_H K~^-1 J_H^T (hard x hard)
+    Eigen::MatrixXd B, Bt;               // X_TT U and its transpose, U the hard rows' Jacobians on the touched DOFs
     std::vector<std::vector<std::pair<int, int>>> bodyEntries;   // (bodies) (hard index, slot) on non-K bodies
     // ---- per solve ----
     std::vector<char> hardLinear;        // (hard) a bilateral row with no force limit
@@ -466,7 +467,7 @@ bool CondensedRows::prepare(const ConstraintRows& rows, const RowSystemView& v) 
     m.G.setZero(nh, nh);
     // Through K: G_ij += u_i^T X_TT u_j, u_i the row's Jacobian on the touched DOFs.
     if (nt > 0) {
-        Eigen::MatrixXd B = Eigen::MatrixXd::Zero(nt, nh);   // X_TT U
+        m.B.setZero(nt, nh);   // X_TT U
         for (int j = 0; j < nh; ++j) {
             int body[4];
             const Spatial* jac[4];
@@ -477,10 +478,14 @@ bool CondensedRows::prepare(const ConstraintRows& rows, const RowSystemView& v) 
                 for (int k = 0; k < 3; ++k) {
                     const double g = double(jac[c]->lin[k]);
                     if (g == 0) continue;
-                    B.col(j) += g * m.Xtt.col(tq + k);
+                    m.B.col(j) += g * m.Xtt.col(tq + k);
                 }
             }
         }
+        // G = U^T B, column i of G (= row i, G symmetric) from B's rows at row i's DOFs: through
+        // B^T so that both are read and written contiguously (B's rows, strided, were 2 % of
+        // pneunet_finger's step, with 369 hard rows on 279 touched DOFs).
+        m.Bt = m.B.transpose();
         for (int i = 0; i < nh; ++i) {
             int body[4];
             const Spatial* jac[4];
@@ -490,7 +495,7 @@ bool CondensedRows::prepare(const ConstraintRows& rows, const RowSystemView& v) 
                 const int tq = m.touchedDof[bodyNode[body[c]]];
                 for (int k = 0; k < 3; ++k) {
                     const double g = double(jac[c]->lin[k]);
-                    if (g != 0) m.G.row(i) += g * B.row(tq + k);
+                    if (g != 0) m.G.col(i) += g * m.Bt.col(tq + k);
                 }
             }
         }
