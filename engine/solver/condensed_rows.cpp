@@ -148,8 +148,8 @@ struct CondensedRows::Impl {
         a.packed = 1;
         return a;
     }
-    // x = K^-1 rhs (rhs and x over K's DOFs).
-    void solveK(const Eigen::VectorXd& rhs, Eigen::VectorXd& x) {
+    // x = K^-1 rhs (rhs and x over K's DOFs); false if CHOLMOD failed (out of memory).
+    bool solveK(const Eigen::VectorXd& rhs, Eigen::VectorXd& x) {
         cholmod_dense b{};
         b.nrow = b.d = b.nzmax = (size_t)rhs.size();
         b.ncol = 1;
@@ -157,8 +157,10 @@ struct CondensedRows::Impl {
         b.xtype = CHOLMOD_REAL;
         b.dtype = CHOLMOD_DOUBLE;
         SerialOpenMp serial;
-        cholmod_solve2(CHOLMOD_A, factor, &b, nullptr, &solveX, nullptr, &solveY, &solveE, &cholmod.c);
+        if (!cholmod_solve2(CHOLMOD_A, factor, &b, nullptr, &solveX, nullptr, &solveY, &solveE, &cholmod.c))
+            return false;
         x = Eigen::Map<const Eigen::VectorXd>(static_cast<const double*>(solveX->x), rhs.size());
+        return true;
     }
 
     // ---- per step ----
@@ -325,7 +327,10 @@ bool CondensedRows::prepare(const ConstraintRows& rows, const RowSystemView& v) 
         g.packed = 1;
         std::vector<int> member(count), order(count);   // constraint set: 1 touched (last), 0 the others
         for (int q = 0; q < count; ++q) member[q] = isTouched[candidates[q]];
-        if (!cholmod_camd(&g, nullptr, 0, member.data(), order.data(), &m.cholmod.c)) return false;
+        if (!cholmod_camd(&g, nullptr, 0, member.data(), order.data(), &m.cholmod.c)) {
+            m.signature.clear();   // no order: the next prepare starts the structure again
+            return false;
+        }
         m.nodeBody.clear();
         for (int k = 0; k < count; ++k) m.nodeBody.push_back(candidates[order[k]]);   // order[k]: eliminated k-th
         for (int q = 0; q < (int)m.nodeBody.size(); ++q) bodyNode[m.nodeBody[q]] = q;
@@ -553,7 +558,7 @@ bool CondensedRows::solve(const RowSystemView& v, const Real* compliance, const 
             for (int k = 0; k < 3; ++k) m.f[q + k] += double(jac[c]->lin[k]) * s;
         }
     }
-    m.solveK(m.f, m.y);
+    if (!m.solveK(m.f, m.y)) return false;
     // 2. (G + D_H) dlambda_H = r_H - J_H y
     m.za.setZero(dofs);
     m.zb.setZero(dofs);
@@ -612,8 +617,8 @@ bool CondensedRows::solve(const RowSystemView& v, const Real* compliance, const 
                     }
                 }
             }
-            if (m.a.squaredNorm() > 0) m.solveK(m.fa, m.za);
-            if (m.bStep.squaredNorm() > 0) m.solveK(m.fb, m.zb);
+            if (m.a.squaredNorm() > 0 && !m.solveK(m.fa, m.za)) return false;
+            if (m.bStep.squaredNorm() > 0 && !m.solveK(m.fb, m.zb)) return false;
         }
         for (int j = 0; j < nh; ++j) {
             fixed[m.hard[j]] = Real(m.a[j]);
