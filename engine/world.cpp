@@ -57,6 +57,7 @@ struct World::Scratch {
     CcpScratch ccp;                       // [CCP] model's solvers
     FemContactScratch femContacts;        // the FEM contacts of the step (engine/fem/fem_contact.h)
     std::vector<Mat3> femRotation;        // (tets) polar rotations of the step's FEM rows (warm start)
+    FemPotentialCache femPotential;       // the energy guard's tet potentials at the last step's end
     RowCull cull;                         // contacts left out of the rows (engine/contact/row_culling.h)
     FeatureCache features;                // the narrow phase's candidates (WorldSettings::narrowReuse)
     std::vector<WarmImpulse> sleepWarm;   // sleeping islands' impulses, kept across the store
@@ -316,7 +317,7 @@ void World::substep(Real h) {
     Real budget = 0, available = 0, startEnergy = 0;
     if (guardEnergy) {
         energy = stepEnergy(model_, state_, s.active.data(), bv, s.rows, femRow, kFemMaxRows * model_.femTetCount(),
-                            settings.gravity, h);
+                            settings.gravity, h, &s.femPotential);
         const Real kinetic = kineticEnergy();
         startEnergy = kinetic + gravityPotential(model_, state_, settings.gravity) + energy.fem;
         budget = energyBudget(state_, startEnergy, energy.supplied);

@@ -13,6 +13,7 @@
 #include "engine/grasp/grasp_player.h"
 #include "engine/model_builder.h"
 #include "engine/scene/scene_loader.h"
+#include "tests/fem_test_util.h"
 #include "tests/scene_util.h"
 #include "engine/solver/energy_guard.h"
 #include "engine/solver/newton.h"
@@ -219,4 +220,58 @@ TEST_CASE("energy guard: the bound on constructed steps (a velocity kick by hand
     world.step();
     CHECK_FALSE(world.lastStepFailed());
     CHECK(world.failedSteps() == 0);
+}
+
+TEST_CASE("energy guard: the tets' potentials kept from the last step's end give bitwise the same energies") {
+    // A pressurized, sheared FEM block moving: stepEnergy with the cache against without it, over
+    // steps that start where the last ended (the lookup), and after a pressure change, a node
+    // moved by hand and a material edit (each must be computed afresh, not read stale).
+    Model model;
+    FemBodyDesc d = femtest::blockDesc({Real(0.05), Real(0.05), Real(0.05)}, 2, Real(5e4), Real(0.3),
+                                       FemMaterialType::CorotatedLinear);
+    d.activation.assign(d.mesh.tets.size(), Real(1));
+    femtest::addFem(model, d);
+    World world(model);
+    State state = world.state();
+    const Model& m = world.model();
+    const int nb = m.bodyCount(), nodes = m.femNodeCount();
+    const Real h = world.settings.dt;
+    const Vec3 g = world.settings.gravity;
+    std::vector<uint8_t> active(nb, 1);
+    BodyVelocities bodies;
+    bodies.velocity.assign(nb + nodes, Spatial{{0, 0, 0}, {0, 0, 0}});
+    for (int n = 0; n < nodes; ++n) {
+        const Vec3 x = state.femPos[n];
+        state.femPos[n] += Vec3{Real(0.2) * x.z, 0, Real(0.05) * x.x};   // a shear and a stretch
+        bodies.velocity[nb + n].lin = Vec3{Real(0.3) * x.y, Real(-0.2) * x.z, Real(0.1)};
+    }
+    bodies.unconstrained = bodies.velocity;
+    state.femActivation.assign(state.femActivation.size(), Real(300));
+    ConstraintRows rows;
+    FemPotentialCache cache;
+    auto same = [](const StepEnergy& a, const StepEnergy& b) {
+        CHECK(a.start == b.start);
+        CHECK(a.rise == b.rise);
+        CHECK(a.fem == b.fem);
+        CHECK(a.femScale == b.femScale);
+        CHECK(a.femEnd == b.femEnd);
+    };
+    auto advance = [&]() {   // the integration's x += h v+, and a new velocity
+        for (int n = 0; n < nodes; ++n) {
+            state.femPos[n] += h * bodies.velocity[nb + n].lin;
+            bodies.velocity[nb + n].lin = bodies.velocity[nb + n].lin * Real(0.9) + Vec3{0, Real(0.01), 0};
+        }
+        bodies.unconstrained = bodies.velocity;
+    };
+    for (int step = 0; step < 6; ++step) {
+        CAPTURE(step);
+        if (step == 3) state.femActivation[0] = Real(800);               // a new pressure
+        if (step == 4) state.femPos[0] += Vec3{Real(1e-3), 0, 0};       // a node moved by hand
+        if (step == 5) world.model().femBodies[0].material.mu *= 2;     // an edited material
+        const StepEnergy plain = stepEnergy(m, state, active.data(), bodies, rows, 0, 0, g, h);
+        const StepEnergy cached = stepEnergy(m, state, active.data(), bodies, rows, 0, 0, g, h, &cache);
+        CHECK(plain.fem != 0);
+        same(plain, cached);
+        advance();
+    }
 }

@@ -1,11 +1,16 @@
 // The compliant rows condensed into a sparse node-space factor (condensed_rows.h).
 #include "engine/solver/condensed_rows.h"
 
+#include <cholmod.h>
+#include <dlfcn.h>
+
 #include <Eigen/Dense>
-#include <Eigen/OrderingMethods>
-#include <Eigen/SparseCholesky>
+#include <Eigen/SparseCore>
 #include <algorithm>
 #include <chrono>
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
 
 namespace cs {
 
@@ -56,7 +61,54 @@ const Spatial* invMassColumn(const RowSystemView& v, int i, int slot) {
     }
 }
 
+// CHOLMOD 3 (Debian 12) runs parts of its supernodal factorization on 4 OpenMP threads whatever
+// the caller asks (num_threads(CHOLMOD_OMP_NUM_THREADS) in the library): measured on
+// pneunet_finger's K, 17-21 ms of process CPU per factorization against 3.6-3.9 ms serial. The
+// target is one core, so the calls into CHOLMOD run with nested parallelism off (max active levels
+// 0 makes every parallel region in them run on the calling thread; the setting is the calling
+// thread's and is restored after).
+class SerialOpenMp {
+public:
+#if defined(_OPENMP)
+    SerialOpenMp() : saved_(omp_get_max_active_levels()) { omp_set_max_active_levels(0); }
+    ~SerialOpenMp() { omp_set_max_active_levels(saved_); }
+
+private:
+    int saved_;
+#endif
+};
+
+// The supernodal factorization's dense kernels are the BLAS (install-deps.sh installs OpenBLAS's
+// serial build). A threaded OpenBLAS, where installed instead, is set to one thread: the target
+// is one core. Looked up at run time, since which BLAS libblas.so.3 is is the system's choice.
+void singleThreadedBlas() {
+    static const bool done = [] {
+        using SetThreads = void (*)(int);
+        if (auto set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) set(1);
+        return true;
+    }();
+    (void)done;
+}
+
 }  // namespace
+
+// CHOLMOD's workspace and settings: started and finished with the Impl that owns it.
+struct CholmodCommon {
+    cholmod_common c;
+    CholmodCommon() {
+        cholmod_start(&c);
+        c.print = 0;   // a failed factorization is reported by prepare's return value
+        // K is numbered in its elimination order already (below): keep it, no postorder, which
+        // keeps the touched nodes last; supernodal always (one way to read the trailing block).
+        c.nmethods = 1;
+        c.method[0].ordering = CHOLMOD_NATURAL;
+        c.postorder = 0;
+        c.supernodal = CHOLMOD_SUPERNODAL;
+    }
+    ~CholmodCommon() { cholmod_finish(&c); }
+    CholmodCommon(const CholmodCommon&) = delete;
+    CholmodCommon& operator=(const CholmodCommon&) = delete;
+};
 
 struct CondensedRows::Impl {
     // ---- K's structure: rebuilt when the soft rows' bodies change (a new model, a drag) ----
@@ -66,10 +118,50 @@ struct CondensedRows::Impl {
     std::vector<int> runSlot;        // (soft runs x 16) value index of block (p, q)'s entry (0, 0), or -1
     std::vector<int> nodeColumnLength;   // (K nodes) entries in each of the node's three columns
     std::vector<int> diagSlot;       // (K nodes) value index of the diagonal block's (0, 0)
-    SparseK K;
-    // K is numbered in its elimination order already (nodeBody), so the factor keeps it.
-    Eigen::SimplicialLDLT<SparseK, Eigen::Lower, Eigen::NaturalOrdering<int>> factor;
-    bool analysed = false;
+    SparseK K;                       // lower triangle, in the elimination order (nodeBody)
+    CholmodCommon cholmod;
+    cholmod_factor* factor = nullptr;   // supernodal L L^T of K, its pattern analysed once per structure
+    cholmod_dense* solveX = nullptr;    // cholmod_solve2's result and workspaces, reused
+    cholmod_dense* solveY = nullptr;
+    cholmod_dense* solveE = nullptr;
+    long long factorNonZeros = 0;
+
+    ~Impl() {
+        cholmod_free_factor(&factor, &cholmod.c);
+        cholmod_free_dense(&solveX, &cholmod.c);
+        cholmod_free_dense(&solveY, &cholmod.c);
+        cholmod_free_dense(&solveE, &cholmod.c);
+    }
+    // K as CHOLMOD sees it: a header over the Eigen arrays (symmetric, lower triangle stored).
+    cholmod_sparse kView() {
+        cholmod_sparse a{};
+        a.nrow = a.ncol = (size_t)K.rows();
+        a.nzmax = (size_t)K.nonZeros();
+        a.p = K.outerIndexPtr();
+        a.i = K.innerIndexPtr();
+        a.x = K.valuePtr();
+        a.stype = -1;
+        a.itype = CHOLMOD_INT;
+        a.xtype = CHOLMOD_REAL;
+        a.dtype = CHOLMOD_DOUBLE;
+        a.sorted = 1;
+        a.packed = 1;
+        return a;
+    }
+    // x = K^-1 rhs (rhs and x over K's DOFs); false if CHOLMOD failed (out of memory).
+    bool solveK(const Eigen::VectorXd& rhs, Eigen::VectorXd& x) {
+        cholmod_dense b{};
+        b.nrow = b.d = b.nzmax = (size_t)rhs.size();
+        b.ncol = 1;
+        b.x = const_cast<double*>(rhs.data());
+        b.xtype = CHOLMOD_REAL;
+        b.dtype = CHOLMOD_DOUBLE;
+        SerialOpenMp serial;
+        if (!cholmod_solve2(CHOLMOD_A, factor, &b, nullptr, &solveX, nullptr, &solveY, &solveE, &cholmod.c))
+            return false;
+        x = Eigen::Map<const Eigen::VectorXd>(static_cast<const double*>(solveX->x), rhs.size());
+        return true;
+    }
 
     // ---- per step ----
     std::vector<int> soft, runStart;     // soft rows, runs of soft rows on the same bodies
@@ -79,6 +171,7 @@ struct CondensedRows::Impl {
     std::vector<int> touchedNodes;
     Eigen::MatrixXd Ltt, Xtt;            // the factor's trailing block, and K^-1 over the touched DOFs
     Eigen::MatrixXd G;                   // J_H K~^-1 J_H^T (hard x hard)
+    Eigen::MatrixXd B, Bt;               // X_TT U and its transpose, U the hard rows' Jacobians on the touched DOFs
     std::vector<std::vector<std::pair<int, int>>> bodyEntries;   // (bodies) (hard index, slot) on non-K bodies
     // ---- per solve ----
     std::vector<char> hardLinear;        // (hard) a bilateral row with no force limit
@@ -196,35 +289,50 @@ bool CondensedRows::prepare(const ConstraintRows& rows, const RowSystemView& v) 
                 }
     };
     if (signature != m.signature) {
-        // Node order: the untouched nodes by approximate minimum degree on the node graph (a third
-        // of the DOF graph's size, the same fill), then the touched ones.
+        // Node order: constrained approximate minimum degree (CAMD) on the node graph (a third of
+        // the DOF graph's size, 3 x 3 blocks kept together), the touched nodes constrained last.
+        // pneunet_finger: 33 Mflop per factorization against 55 with the untouched nodes by plain
+        // AMD and the touched ones appended (the 279 touched DOFs cost only 24.5 -> 33).
         m.signature = signature;
-        std::vector<int> candidates;   // untouched K bodies
+        std::vector<int> candidates;   // K bodies
         std::vector<char> isTouched(nb, 0);
         for (int b : m.touchedNodes) isTouched[b] = 1;
         bodyNode.assign(nb, -1);
         for (size_t k = 1; k < runPart; ++k)
             if (signature[k] >= 0) bodyNode[signature[k]] = 0;
         for (int b = 0; b < nb; ++b)
-            if (bodyNode[b] >= 0 && !isTouched[b]) {
+            if (bodyNode[b] >= 0) {
                 bodyNode[b] = (int)candidates.size();
                 candidates.push_back(b);
             }
-        const int free = (int)candidates.size();
-        m.nodeBody.clear();
-        if (free > 0) {
-            std::vector<Eigen::Triplet<double, int>> adjacency;
-            for (int q = 0; q < free; ++q) adjacency.emplace_back(q, q, 1.0);
-            forEachRunPair([&](int, int, int, int b1, int b2) {
-                if (b1 != b2 && !isTouched[b1] && !isTouched[b2]) adjacency.emplace_back(bodyNode[b1], bodyNode[b2], 1.0);
-            });
-            SparseK graph(free, free);
-            graph.setFromTriplets(adjacency.begin(), adjacency.end());
-            Eigen::PermutationMatrix<Eigen::Dynamic, Eigen::Dynamic, int> order;
-            Eigen::AMDOrdering<int>()(graph, order);   // order.indices()[k]: the node eliminated k-th
-            for (int k = 0; k < free; ++k) m.nodeBody.push_back(candidates[order.indices()[k]]);
+        const int count = (int)candidates.size();
+        std::vector<Eigen::Triplet<double, int>> adjacency;   // lower triangle of the node graph
+        for (int q = 0; q < count; ++q) adjacency.emplace_back(q, q, 1.0);
+        forEachRunPair([&](int, int, int, int b1, int b2) {
+            if (bodyNode[b1] > bodyNode[b2]) adjacency.emplace_back(bodyNode[b1], bodyNode[b2], 1.0);
+        });
+        SparseK graph(count, count);
+        graph.setFromTriplets(adjacency.begin(), adjacency.end());
+        graph.makeCompressed();
+        cholmod_sparse g{};
+        g.nrow = g.ncol = (size_t)count;
+        g.nzmax = (size_t)graph.nonZeros();
+        g.p = graph.outerIndexPtr();
+        g.i = graph.innerIndexPtr();
+        g.stype = -1;
+        g.itype = CHOLMOD_INT;
+        g.xtype = CHOLMOD_PATTERN;
+        g.dtype = CHOLMOD_DOUBLE;
+        g.sorted = 1;
+        g.packed = 1;
+        std::vector<int> member(count), order(count);   // constraint set: 1 touched (last), 0 the others
+        for (int q = 0; q < count; ++q) member[q] = isTouched[candidates[q]];
+        if (!cholmod_camd(&g, nullptr, 0, member.data(), order.data(), &m.cholmod.c)) {
+            m.signature.clear();   // no order: the next prepare starts the structure again
+            return false;
         }
-        m.nodeBody.insert(m.nodeBody.end(), m.touchedNodes.begin(), m.touchedNodes.end());
+        m.nodeBody.clear();
+        for (int k = 0; k < count; ++k) m.nodeBody.push_back(candidates[order[k]]);   // order[k]: eliminated k-th
         for (int q = 0; q < (int)m.nodeBody.size(); ++q) bodyNode[m.nodeBody[q]] = q;
         const int nodes = (int)m.nodeBody.size();
         std::vector<std::vector<int>> column(nodes);   // rows (nodes p >= q) of block column q
@@ -266,7 +374,7 @@ bool CondensedRows::prepare(const ConstraintRows& rows, const RowSystemView& v) 
             const int rank = int(std::lower_bound(col.begin(), col.end(), p) - col.begin());
             m.runSlot[16 * r + 4 * c1 + c2] = outer[3 * q] + 3 * rank;
         });
-        m.analysed = false;
+        cholmod_free_factor(&m.factor, &m.cholmod.c);
     }
     const int nodes = (int)m.nodeBody.size();
     const int dofs = 3 * nodes;
@@ -308,47 +416,63 @@ bool CondensedRows::prepare(const ConstraintRows& rows, const RowSystemView& v) 
                     for (int rr = 0; rr < 3; ++rr) val[slot + cc * len + rr] += local[3 * c1 + rr][3 * c2 + cc];
             }
     }
-    if (!m.analysed) {
-        m.factor.analyzePattern(m.K);
-        m.analysed = true;
+    {
+        singleThreadedBlas();
+        SerialOpenMp serial;
+        cholmod_sparse k = m.kView();
+        if (!m.factor) {
+            m.factor = cholmod_analyze(&k, &m.cholmod.c);
+            if (!m.factor) return false;
+            m.factorNonZeros = (long long)m.cholmod.c.lnz;
+        }
+        // Fails (status NOT_POSDEF) only if K lost definiteness in floating point.
+        if (!cholmod_factorize(&k, m.factor, &m.cholmod.c) || m.cholmod.c.status != CHOLMOD_OK) return false;
     }
-    m.factor.factorize(m.K);
-    if (m.factor.info() != Eigen::Success) return false;
     stats_.factorSeconds = secondsSince(t0);
     stats_.softRows = (int)m.soft.size();
     stats_.hardRows = nh;
     stats_.dofs = dofs;
-    {
-        const auto& L = m.factor.matrixL();
-        stats_.factorNonZeros = (long long)L.nestedExpression().nonZeros();
-    }
+    stats_.factorNonZeros = m.factorNonZeros;
 
     // ---- the hard rows: K^-1 over the node DOFs they touch, and G ----
     t0 = std::chrono::steady_clock::now();
-    // The touched nodes are K's last: with K = L D L^T in that order, the trailing block of
-    // the factor is their Schur complement S = L_TT D_T L_TT^T, and K^-1 over them is S^-1 =
-    // L_TT^-T D_T^-1 L_TT^-1 (dense, 3 x touched square): no solve over the whole factor per DOF.
+    // The touched nodes are K's last: with K = L L^T in that order, the trailing block of the
+    // factor is their Schur complement S = L_TT L_TT^T, and K^-1 over them is S^-1 =
+    // L_TT^-T L_TT^-1 (dense, 3 x touched square): no solve over the whole factor per DOF.
     const int first = nodes - touched, nt = 3 * touched, f0 = 3 * first;
     m.touchedDof.assign(nodes, -1);
     for (int q = first; q < nodes; ++q) m.touchedDof[q] = 3 * (q - first);
     stats_.touchedDofs = nt;
     if (nt > 0) {
-        const SparseK& L = m.factor.matrixL().nestedExpression();   // strictly lower (unit diagonal implied)
-        m.Ltt.setIdentity(nt, nt);
-        for (int c = f0; c < dofs; ++c)
-            for (SparseK::InnerIterator it(L, c); it; ++it)
-                if (it.row() > c) m.Ltt(it.row() - f0, c - f0) = it.value();
+        // Supernode s holds columns super[s] .. super[s+1]-1 as a dense column-major block of
+        // pi[s+1] - pi[s] rows (their indices at Ls + pi[s]) starting at Lx + px[s]; a column
+        // past f0 has rows past f0 only (lower triangle).
+        const cholmod_factor& L = *m.factor;
+        const int* super = static_cast<const int*>(L.super);
+        const int* pi = static_cast<const int*>(L.pi);
+        const int* px = static_cast<const int*>(L.px);
+        const int* ls = static_cast<const int*>(L.s);
+        const double* lx = static_cast<const double*>(L.x);
+        m.Ltt.setZero(nt, nt);
+        for (size_t sn = 0; sn < L.nsuper; ++sn) {
+            const int k1 = super[sn], k2 = super[sn + 1], rows = pi[sn + 1] - pi[sn];
+            if (k2 <= f0) continue;
+            for (int col = std::max(k1, f0); col < k2; ++col) {
+                const int j = col - k1;   // within the supernode; its diagonal is at row j
+                for (int r = j; r < rows; ++r) m.Ltt(ls[pi[sn] + r] - f0, col - f0) = lx[px[sn] + r + (size_t)j * rows];
+            }
+        }
         m.Xtt.setIdentity(nt, nt);
-        m.Ltt.triangularView<Eigen::UnitLower>().solveInPlace(m.Xtt);   // L_TT^-1
-        m.Ltt = m.factor.vectorD().tail(nt).cwiseInverse().asDiagonal() * m.Xtt;
-        m.Xtt = m.Xtt.transpose() * m.Ltt;                                 // L^-T D^-1 L^-1
+        m.Ltt.triangularView<Eigen::Lower>().solveInPlace(m.Xtt);   // L_TT^-1
+        m.Ltt.noalias() = m.Xtt.transpose() * m.Xtt.triangularView<Eigen::Lower>();   // L^-T L^-1
+        m.Xtt.swap(m.Ltt);
     } else {
         m.Xtt.resize(0, 0);
     }
     m.G.setZero(nh, nh);
     // Through K: G_ij += u_i^T X_TT u_j, u_i the row's Jacobian on the touched DOFs.
     if (nt > 0) {
-        Eigen::MatrixXd B = Eigen::MatrixXd::Zero(nt, nh);   // X_TT U
+        m.B.setZero(nt, nh);   // X_TT U
         for (int j = 0; j < nh; ++j) {
             int body[4];
             const Spatial* jac[4];
@@ -359,10 +483,14 @@ bool CondensedRows::prepare(const ConstraintRows& rows, const RowSystemView& v) 
                 for (int k = 0; k < 3; ++k) {
                     const double g = double(jac[c]->lin[k]);
                     if (g == 0) continue;
-                    B.col(j) += g * m.Xtt.col(tq + k);
+                    m.B.col(j) += g * m.Xtt.col(tq + k);
                 }
             }
         }
+        // G = U^T B, column i of G (= row i, G symmetric) from B's rows at row i's DOFs: through
+        // B^T so that both are read and written contiguously (B's rows, strided, were 2 % of
+        // pneunet_finger's step, with 369 hard rows on 279 touched DOFs).
+        m.Bt = m.B.transpose();
         for (int i = 0; i < nh; ++i) {
             int body[4];
             const Spatial* jac[4];
@@ -372,7 +500,7 @@ bool CondensedRows::prepare(const ConstraintRows& rows, const RowSystemView& v) 
                 const int tq = m.touchedDof[bodyNode[body[c]]];
                 for (int k = 0; k < 3; ++k) {
                     const double g = double(jac[c]->lin[k]);
-                    if (g != 0) m.G.row(i) += g * B.row(tq + k);
+                    if (g != 0) m.G.col(i) += g * m.Bt.col(tq + k);
                 }
             }
         }
@@ -430,7 +558,7 @@ bool CondensedRows::solve(const RowSystemView& v, const Real* compliance, const 
             for (int k = 0; k < 3; ++k) m.f[q + k] += double(jac[c]->lin[k]) * s;
         }
     }
-    m.y = m.factor.solve(m.f);
+    if (!m.solveK(m.f, m.y)) return false;
     // 2. (G + D_H) dlambda_H = r_H - J_H y
     m.za.setZero(dofs);
     m.zb.setZero(dofs);
@@ -489,8 +617,8 @@ bool CondensedRows::solve(const RowSystemView& v, const Real* compliance, const 
                     }
                 }
             }
-            if (m.a.squaredNorm() > 0) m.za = m.factor.solve(m.fa);
-            if (m.bStep.squaredNorm() > 0) m.zb = m.factor.solve(m.fb);
+            if (m.a.squaredNorm() > 0 && !m.solveK(m.fa, m.za)) return false;
+            if (m.bStep.squaredNorm() > 0 && !m.solveK(m.fb, m.zb)) return false;
         }
         for (int j = 0; j < nh; ++j) {
             fixed[m.hard[j]] = Real(m.a[j]);

@@ -3,6 +3,7 @@
 #include "engine/solver/energy_guard.h"
 
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "engine/solver/energy_guard_hd.h"
@@ -10,8 +11,29 @@
 
 namespace cs {
 
+namespace {
+
+// Bitwise equality: the same bits in give the same potential out. For types made of Reals only
+// (no padding bytes to compare).
+static_assert(sizeof(Vec3) == 3 * sizeof(Real) && sizeof(TetRest) == 10 * sizeof(Real));
+template <class T>
+bool sameBits(const T& a, const T& b) {
+    return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+bool sameInputs(const FemPotentialCache::Tet& c, const Vec3 x[4], const TetRest& rest, const FemMaterial& m,
+                Real activation) {
+    for (int j = 0; j < 4; ++j)
+        if (!sameBits(c.x[j], x[j])) return false;
+    return sameBits(c.rest, rest) && c.material.type == m.type && sameBits(c.material.mu, m.mu) &&
+           sameBits(c.material.lambda, m.lambda) && sameBits(c.activation, activation);
+}
+
+}  // namespace
+
 StepEnergy stepEnergy(const Model& model, const State& state, const uint8_t* active, const BodyVelocities& bodies,
-                      const ConstraintRows& rows, int femTetRow, int femTetRows, Vec3 gravity, Real h) {
+                      const ConstraintRows& rows, int femTetRow, int femTetRows, Vec3 gravity, Real h,
+                      FemPotentialCache* cache) {
     StepEnergy e;
     const int nb = model.bodyCount();
     Vec3 sum{0, 0, 0};   // T(u-), T(u+) - T(u-), G
@@ -23,6 +45,7 @@ StepEnergy stepEnergy(const Model& model, const State& state, const uint8_t* act
     for (int n = 0; n < model.femNodeCount(); ++n)
         nodes += nodeStepEnergy(model.femNodeInvMass[n], state.femVel[n], bodies.velocity[nb + n].lin, gravity, h);
     Vec3 fem{0, 0, 0};   // V(x), V(x + h v+) - V(x)
+    if (cache) cache->tets.resize(model.femTetCount());
     for (int t = 0; t < model.femTetCount(); ++t) {
         const auto& tet = model.femTets[t];
         const int body = model.femTetBody[t];
@@ -32,7 +55,25 @@ StepEnergy stepEnergy(const Model& model, const State& state, const uint8_t* act
             v[j] = bodies.velocity[nb + tet[j]].lin;
         }
         const Real activation = model.femTetActivation[t] * state.femActivation[body];
-        fem += tetStepEnergy(model.femBodies[body].material, model.femTetRest[t], activation, x, v, h);
+        const FemMaterial& material = model.femBodies[body].material;
+        const TetRest& rest = model.femTetRest[t];
+        if (!cache) {
+            fem += tetStepEnergy(material, rest, activation, x, v, h);
+            continue;
+        }
+        // tetStepEnergy's terms, the start V looked up where the inputs are the last end's.
+        FemPotentialCache::Tet& c = cache->tets[t];
+        const Real start = sameInputs(c, x, rest, material, activation)
+                               ? c.potential
+                               : tetPotentialEnergy(material, rest, deformationGradient(rest, x[0], x[1], x[2], x[3]),
+                                                    activation);
+        for (int j = 0; j < 4; ++j) c.x[j] = x[j] + h * v[j];
+        c.potential = tetPotentialEnergy(material, rest, deformationGradient(rest, c.x[0], c.x[1], c.x[2], c.x[3]),
+                                         activation);
+        c.rest = rest;
+        c.material = material;
+        c.activation = activation;
+        fem += Vec3{start, c.potential - start, start < 0 ? -start : start};
     }
     Real r = 0, bilateralWork = 0, contactWork = 0, tetWork = 0;
     const bool wide = rows.wideRows > 0;

@@ -306,7 +306,9 @@ void solveNewton(const SolverSettings& settings, Real h, ConstraintRows& rows, B
 
     // The compliant bilateral rows (FEM elements) by a sparse direct solve in node space, the rest
     // by a dense one (condensed_rows.h); false: none, or too many hard rows: the iterative solve.
-    const bool condense = settings.condenseCompliantRows && s.condensed.prepare(rows, view);
+    // Prepared (K factored) at the first iteration: a step whose start already meets the
+    // tolerance needs no factor (pneunet_finger: many of its resting steps).
+    bool condense = false, condensePrepared = false;
     s.dlambdaFixed.assign(n, Real(0));
 
     Real merit = evaluate();
@@ -315,6 +317,10 @@ void solveNewton(const SolverSettings& settings, Real h, ConstraintRows& rows, B
     Real bestMerit = merit, previousMerit = 0, eta = settings.linearTolerance;
     if (settings.keepBestIterate) s.bestLambda = rows.lambda;
     for (int k = 0; k < settings.newtonIterations && merit > settings.newtonTolerance; ++k) {
+        if (!condensePrepared) {
+            condense = settings.condenseCompliantRows && s.condensed.prepare(rows, view);
+            condensePrepared = true;
+        }
         // [J M^-1 J^T + C + eps I] dlambda = -h   ([NSN] eq. 59, regularized as in section 8.4)
         // The condensed rows take no regularization: their D_S > 0 keeps K positive definite, and
         // eps would make the FEM rows' step inexact (a second iteration for linear rows).
