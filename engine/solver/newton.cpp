@@ -243,6 +243,19 @@ void solveNewton(const SolverSettings& settings, Real h, ConstraintRows& rows, B
         view.invMassJacobianC = s.minvJC.data();
         view.invMassJacobianD = s.minvJD.data();
     }
+    if (!view.bodyC) {   // J by columns for the CPU gather (row_system.h)
+        s.jacobianColumns.resize(12 * size_t(n));
+        Real* col = s.jacobianColumns.data();
+        for (int i = 0; i < n; ++i) {
+            const Spatial* j[2] = {&rows.jacobianA[i], &rows.jacobianB[i]};
+            for (int side = 0; side < 2; ++side) {
+                const Real values[6] = {j[side]->lin.x, j[side]->lin.y, j[side]->lin.z,
+                                        j[side]->ang.x, j[side]->ang.y, j[side]->ang.z};
+                for (int k = 0; k < 6; ++k) col[(6 * side + k) * size_t(n) + i] = values[k];
+            }
+        }
+        view.jacobianColumns = col;
+    }
     view.jmjDiagonal = s.diagA.data();
     s.runStart.resize(n + 1);
     view.runCount = findRuns(n, rows.bodyA.data(), rows.bodyB.data(), s.runStart.data(), view.bodyC, view.bodyD);
