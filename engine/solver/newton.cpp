@@ -243,19 +243,6 @@ void solveNewton(const SolverSettings& settings, Real h, ConstraintRows& rows, B
         view.invMassJacobianC = s.minvJC.data();
         view.invMassJacobianD = s.minvJD.data();
     }
-    if (!view.bodyC) {   // J by columns for the CPU gather (row_system.h)
-        s.jacobianColumns.resize(12 * size_t(n));
-        Real* col = s.jacobianColumns.data();
-        for (int i = 0; i < n; ++i) {
-            const Spatial* j[2] = {&rows.jacobianA[i], &rows.jacobianB[i]};
-            for (int side = 0; side < 2; ++side) {
-                const Real values[6] = {j[side]->lin.x, j[side]->lin.y, j[side]->lin.z,
-                                        j[side]->ang.x, j[side]->ang.y, j[side]->ang.z};
-                for (int k = 0; k < 6; ++k) col[(6 * side + k) * size_t(n) + i] = values[k];
-            }
-        }
-        view.jacobianColumns = col;
-    }
     view.jmjDiagonal = s.diagA.data();
     s.runStart.resize(n + 1);
     view.runCount = findRuns(n, rows.bodyA.data(), rows.bodyB.data(), s.runStart.data(), view.bodyC, view.bodyD);
@@ -295,6 +282,24 @@ void solveNewton(const SolverSettings& settings, Real h, ConstraintRows& rows, B
                      settings.ncp == NcpFunction::FischerBurmeister ? 0 : 1,
                      settings.complementarityPreconditioner, s.compliance.data(), s.residual.data(),
                      s.merit.data(), rows.maxImpulse.data()};
+
+    // J by columns for the CPU gather (RowSystemView::jacobianColumns), two-body systems only;
+    // filled before the first linear solve, so a step that meets the tolerance at once (most of a
+    // resting pile's) does not pay for it.
+    auto fillJacobianColumns = [&]() {
+        if (view.bodyC || view.jacobianColumns) return;
+        s.jacobianColumns.resize(12 * size_t(n));
+        Real* col = s.jacobianColumns.data();
+        for (int i = 0; i < n; ++i) {
+            const Spatial* j[2] = {&rows.jacobianA[i], &rows.jacobianB[i]};
+            for (int side = 0; side < 2; ++side) {
+                const Real values[6] = {j[side]->lin.x, j[side]->lin.y, j[side]->lin.z,
+                                        j[side]->ang.x, j[side]->ang.y, j[side]->ang.z};
+                for (int k = 0; k < 6; ++k) col[(6 * side + k) * size_t(n) + i] = values[k];
+            }
+        }
+        view.jacobianColumns = col;
+    };
 
     LinearSolverSettings linear;
     linear.maxIterations = settings.linearIterations;
@@ -359,6 +364,7 @@ void solveNewton(const SolverSettings& settings, Real h, ConstraintRows& rows, B
             }
             history = {std::sqrt(bb), std::sqrt(rr)};
         } else {
+            fillJacobianColumns();
             std::fill(s.dlambdaFixed.begin(), s.dlambdaFixed.end(), Real(0));
             std::fill(s.dlambda.begin(), s.dlambda.end(), Real(0));
             r = settings.decoupleRows
