@@ -155,9 +155,9 @@ Real gatherSpan(const RowSystemView& s, int begin, int end, int a, int b, const 
 
 // gatherSpan over J's columns (RowSystemView::jacobianColumns): the same products and sums in
 // the same order, so the same bits, but y is computed for all the span's rows first, a loop
-// without a carried dependency that the compiler vectorizes across rows (eight rows of the
-// default pyramid's run of twelve per AVX-512 instruction), then summed. Read row by row from
-// jacobianA/B, a row's 24 scalar products and sums took 9-10 cycles on the pyramid.
+// without a carried dependency that the compiler vectorizes across rows (four rows per 256-bit
+// instruction with -march=native on this project's Xeons), then summed. Read row by row from
+// jacobianA/B, a row's 24 scalar products and sums took 9-10 cycles on the default pyramid.
 template <bool UseA, bool UseB, bool HasB, bool HasV>
 Real gatherSpanColumns(const RowSystemView& s, int begin, int end, const Spatial& wa, const Spatial& wb,
                        const Real* __restrict x, const Real* __restrict rhs, Real* __restrict y,
