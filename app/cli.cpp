@@ -65,6 +65,8 @@ void printUsage(std::FILE* out) {
         "  --step-cut G (G > 1: a Newton step raising the merit more than G times is halved, twice at most; 0: off)\n"
         "  --preconditioner diagonal|block (PCG and PCR; scene key linear_preconditioner)\n"
         "  --narrow-reuse on|off (narrow phase: pairs at rest test their cached feature pairs only; same contacts)\n"
+        "  --partial-wake on|off (with sleeping: a drag wakes its body alone, a sleeping body wakes when its load\n"
+        "    changes; off: the whole island wakes; default on)\n"
         "  --script (play the scene's grasp script) | --script=FILE   --grip-force N (replaces the script's)\n"
         "  --drag NAME:DX,DY,DZ[@T] (the mouse drag of body NAME from time T: its centre pulled by DX,DY,DZ m over 1 s)\n"
         "SCENE is a library name (sandbox list) or a path to a scene .json file.\n",
@@ -101,7 +103,7 @@ bool parseRunOptions(int argc, char** argv, int first, RunOptions& o, std::strin
                                           "--newton", "--iters", "--seed", "--substeps", "--trace",
                                           "--state-out", "--threads", "--backend", "--overlap-every",
                                           "--grip-force", "--cull-rows", "--condense", "--keep-best", "--forcing", "--step-cut",
-                                          "--preconditioner", "--narrow-reuse", "--drag",
+                                          "--preconditioner", "--narrow-reuse", "--partial-wake", "--drag",
                                           "--ccp-solver", "--ccp-iters"};
             for (const char* k : known)
                 if (a == k) return fail("option " + a + " needs a value");
@@ -197,6 +199,9 @@ bool parseRunOptions(int argc, char** argv, int first, RunOptions& o, std::strin
             Preconditioner p;
             if (!parsePreconditioner(v.c_str(), p)) return bad("diagonal or block");
             o.preconditioner = p;
+        } else if (a == "--partial-wake") {
+            if (v != "on" && v != "off") return bad("on or off");
+            o.partialWake = v == "on";
         } else if (a == "--narrow-reuse") {
             if (v != "on" && v != "off") return bad("on or off");
             o.narrowReuse = v == "on";
@@ -251,6 +256,7 @@ void applyRunOptions(const RunOptions& o, WorldSettings& s) {
     if (o.stepCut) s.solver.stepCutGrowth = Real(*o.stepCut);
     if (o.preconditioner) s.solver.preconditioner = *o.preconditioner;
     if (o.narrowReuse) s.narrowReuse = *o.narrowReuse;
+    if (o.partialWake) s.partialWake = *o.partialWake;
 }
 
 }  // namespace cs

@@ -37,6 +37,7 @@ struct RunOptions {
     std::optional<double> stepCut;        // --step-cut G (SolverSettings::stepCutGrowth)
     std::optional<Preconditioner> preconditioner;   // --preconditioner diagonal|block
     std::optional<bool> narrowReuse;      // --narrow-reuse on|off (WorldSettings::narrowReuse)
+    std::optional<bool> partialWake;      // --partial-wake on|off (WorldSettings::partialWake)
     uint64_t seed = 0;                    // added to every random seed of the scene
     bool json = false;                    // one JSON object on stdout at the end
     bool sleeping = false;                // --sleeping: islands at rest sleep (WorldSettings::sleeping)

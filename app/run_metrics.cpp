@@ -184,11 +184,12 @@ bool writeTraceCsv(const RunSummary& s, const std::string& path, std::string* er
         return false;
     }
     std::fprintf(f, "step,time,contacts,newton_iters,linear_iters,residual,max_penetration,overlap_volume,"
-                    "kinetic_energy,wall_ms,failed,cpu_ms\n");
+                    "kinetic_energy,wall_ms,failed,cpu_ms,awake_bodies,wake_resolves,drag_error\n");
     for (const StepRecord& r : s.records)
-        std::fprintf(f, "%d,%.9g,%d,%d,%d,%.9g,%.9g,%.9g,%.9g,%.6g,%d,%.6g\n", r.step, r.time, r.contacts,
+        std::fprintf(f, "%d,%.9g,%d,%d,%d,%.9g,%.9g,%.9g,%.9g,%.6g,%d,%.6g,%d,%d,%.6g\n", r.step, r.time, r.contacts,
                      r.newtonIterations, r.linearIterations, r.residual, r.maxPenetration,
-                     std::max(0.0, r.overlapVolume), r.kineticEnergy, r.wallMs, int(r.failed), r.cpuMs);
+                     std::max(0.0, r.overlapVolume), r.kineticEnergy, r.wallMs, int(r.failed), r.cpuMs, r.awakeBodies,
+                     r.wakeResolves, r.dragError);
     bool ok = std::fclose(f) == 0;
     if (!ok && error) *error = "cannot write trace file " + path;
     return ok;

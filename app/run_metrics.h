@@ -28,6 +28,9 @@ struct StepRecord {
     double cpuMs = 0;              // CPU ms of the process during World::step() (all its threads):
                                    //   with one thread, the step's cost unaffected by other processes
     bool failed = false;           // World::lastStepFailed()
+    int awakeBodies = 0;           // dynamic bodies not asleep after the step
+    int wakeResolves = 0;          // solves repeated because a sleeping body's load changed (SolveStats)
+    double dragError = -1;         // m, --drag: |grabbed point - target| after the step; -1: no drag
 };
 
 struct RunSummary {

@@ -199,6 +199,11 @@ int runHeadless(const RunOptions& o) {
         r.maxPenetration = double(gpu ? gpu->maxPenetration() : world.maxPenetration());
         r.kineticEnergy = double(world.kineticEnergy());
         r.failed = gpu ? gpu->lastStepFailed() : world.lastStepFailed();
+        r.wakeResolves = st.wakeResolves;
+        for (int b = 0; b < world.model().bodyCount(); ++b)
+            r.awakeBodies += !world.model().isStatic(b) && !world.isAsleep(b) ? 1 : 0;
+        if (dragBody >= 0 && world.drag().body == dragBody)   // grabbed at the centre: the body's position
+            r.dragError = double(length(world.state().pos[dragBody] - world.drag().target));
         bool last = i + 1 == s.steps;
         if (overlapEveryStep || last || (o.overlapStride > 0 && r.step % o.overlapStride == 0))
             r.overlapVolume = totalOverlapVolume(world);

@@ -24,6 +24,13 @@ struct WarmImpulse {
     Vec3 tangent;        // world-frame friction impulse, re-projected onto the next step's basis
 };
 
+// The impulse a sleeping body took from one neighbour when it fell asleep: sum over their rows
+// of lambda_i J_{i,body}^T (engine/solver/islands.h, partial waking).
+struct RestImpulse {
+    int body = -1, other = -1;
+    Spatial impulse{{0, 0, 0}, {0, 0, 0}};
+};
+
 struct State {
     Real time = 0;
     std::vector<Vec3> pos;       // (nbody) centre of mass, world
@@ -43,6 +50,11 @@ struct State {
     std::vector<Real> sleepTime;     // (nbody)
     std::vector<int> sleepIsland;    // (nbody)
     std::vector<Real> jointControl;  // (njoint x 7)
+    // Partial waking (WorldSettings::partialWake): bodies woken out of a sleeping island on their
+    // own (the dragged body, a body whose load changed), whose touch does not wake the rest of
+    // their island; and the rest impulses that tell a sleeping body's load changed.
+    std::vector<uint8_t> wokeAlone;          // (nbody) 1: woken alone
+    std::vector<RestImpulse> restImpulses;   // sorted by (body, other)
     bool lastSolveConverged = true;  // the last step's Newton reached its tolerance (the gate of
                                      //   row culling, engine/contact/row_culling.h)
     // The energy guard's account over the run (engine/solver/energy_guard.h), J: the mechanical

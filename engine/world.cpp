@@ -242,7 +242,7 @@ void World::substep(Real h) {
         }
     }
     bool cull = settings.solver.cullRows && modelType == ContactModelType::Standard && state_.lastSolveConverged;
-    int cullResolves = 0;
+    int cullResolves = 0, wakeResolves = 0;
     for (int pass = 0;; ++pass) {
         // ---- broad phase ----
         auto t = Clock::now();
@@ -296,7 +296,17 @@ void World::substep(Real h) {
             --pass;
             continue;
         }
+        // Partial waking (islands.h): a sleeping body whose load from its awake neighbours changed
+        // wakes, and the step is solved again with it; past kMaxWakeResolves, whole islands wake.
+        if (sleeping && settings.partialWake &&
+            wakeDisturbed(model_, state_, s.rows, s.active.data(), length(settings.gravity), h,
+                          wakeResolves >= kMaxWakeResolves) > 0) {
+            ++wakeResolves;
+            --pass;
+            continue;
+        }
         solveStats_.rows = s.rows.size();
+        solveStats_.wakeResolves = wakeResolves;
         solveStats_.culledContacts = cull ? (int)s.cull.culled.size() : 0;
         solveStats_.cullResolves = cullResolves;
 
@@ -379,7 +389,7 @@ void World::substep(Real h) {
     if (sleeping) keepSleepingWarm(model_, state_, state_.warm, s.sleepWarm);
     storeContactResults(in, s.rows, bv, contacts_, state_.warm);
     if (sleeping) mergeSleepingWarm(s.sleepWarm, state_.warm);
-    if (sleeping) updateSleep(model_, state_, s.rows, s.pairs, s.active.data(), drag_.body, h);
+    if (sleeping) updateSleep(model_, state_, s.rows, s.pairs, s.active.data(), drag_.body, h, settings.partialWake);
     keepSleepingContacts(sleeping);
     state_.jointWarm.assign(s.rows.lambda.begin(), s.rows.lambda.begin() + jointRowCount);
     storeFemWarm(model_, s.rows, femRow, femRowCount, s.femRotation, state_.femWarm);
@@ -480,12 +490,7 @@ void World::softSubstep(Real h) {
 }
 
 // A point's speed bound for a body: |v| + |w| reach.
-Real World::bodyReach(int b) const {
-    Real reach = 0;
-    for (int k = model_.bodyFirstShape[b], e = k + model_.bodyShapeCount[b]; k < e; ++k)
-        reach = std::fmax(reach, length(model_.shapeLocal[k].pos) + model_.shapeRadius[k]);
-    return reach;
-}
+Real World::bodyReach(int b) const { return cs::bodyReach(model_, b); }
 
 // The scene's speed scale at the start of a step of length h: the fastest point of an active
 // body, plus what one step can add to any body without an explosion: gravity (|g| h), the
@@ -571,7 +576,8 @@ void World::findShapePairs(const State& at, const NarrowPhaseSettings& narrow) {
     Scratch& s = *scratch_;
     computeContactAabbs(model_, at, narrow, s.aabbs);
     findPairs(model_, s.aabbs, s.present.data(), s.pairs);
-    wakeTouchedIslands(model_, state_, s.pairs);   // sleeping: wakes what awake bodies touch, drops the rest
+    // sleeping: wakes what awake bodies touch (partial waking: not those woken alone), drops the rest
+    wakeTouchedIslands(model_, state_, s.pairs, settings.partialWake);
     for (int b = 0; b < model_.bodyCount(); ++b) s.active[b] = s.present[b] && !cs::isAsleep(state_, b) ? 1 : 0;
     if (!model_.joints.empty()) {   // bodies joined by a joint do not collide with each other
         auto jointed = [&](int a, int b) {
@@ -734,7 +740,8 @@ void World::setDrag(int body, Vec3 localPoint, Vec3 target) {
     if (drag_.body != body) drag_.force = Vec3{0, 0, 0};
     drag_.femTri = -1;
     drag_.body = body;
-    cs::wakeIsland(state_, body);
+    if (settings.partialWake) cs::wakeAlone(state_, body);   // its island sleeps on while its loads hold
+    else cs::wakeIsland(state_, body);
     drag_.localPoint = localPoint;
     drag_.target = target;
 }

@@ -160,6 +160,9 @@ struct WorldSettings {
     bool sleeping = false;               // islands at rest sleep (engine/solver/islands.h): standard,
                                          //   PEG and CCP models, scenes with no deformable body; off:
                                          //   every body is stepped (the comparison runs), on in the app
+    bool partialWake = true;             // with sleeping: a drag wakes its body alone, and a sleeping
+                                         //   body wakes when its load changes (islands.h); off: the
+                                         //   drag and any touch wake the whole island
     SolverSettings solver;
     PlusSettings plus;
     CompliantSettings compliant;
@@ -193,6 +196,7 @@ struct SolveStats {
     int rows = 0;                        // rows of the last solve
     int culledContacts = 0;              // contacts left out of it (SolverSettings::cullRows)
     int cullResolves = 0;                // solves repeated with every row because a left-out contact closed
+    int wakeResolves = 0;                // solves repeated because a sleeping body's load changed (islands.h)
 };
 
 // The mouse drag: a compliant point-to-point constraint from a point fixed on the body to a

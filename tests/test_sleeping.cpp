@@ -205,21 +205,86 @@ TEST_CASE("sleeping: a woken island starts from its stored impulses") {
     CHECK(s.newtonIterations <= a.newtonIterations + 1);
 }
 
-TEST_CASE("sleeping: the mouse drag wakes the island and moves the box; wakeAll wakes every body") {
-    World w(stackModel(2, 0), {});
-    w.settings.sleeping = true;
-    run(w, 1);
-    REQUIRE(w.sleepingBodies() == 2);
-    const Vec3 start = w.state().pos[2];
-    w.setDrag(2, {0, 0, 0}, start + Vec3{0, 0, Real(0.3)});
-    CHECK(w.sleepingBodies() == 0);   // the whole island, the bottom box too
-    run(w, Real(0.5));
-    CHECK(w.state().pos[2].z > start.z + Real(0.1));
-    w.clearDrag();
-    run(w, 3);
-    CHECK(w.sleepingBodies() == 2);
-    w.wakeAll();
-    CHECK(w.sleepingBodies() == 0);
+TEST_CASE("sleeping: the mouse drag wakes its body alone, the lift wakes what it loaded; wakeAll wakes every body") {
+    for (bool partial : {true, false}) {
+        CAPTURE(partial);
+        World w(stackModel(2, 0), {});
+        w.settings.sleeping = true;
+        w.settings.partialWake = partial;
+        run(w, 1);
+        REQUIRE(w.sleepingBodies() == 2);
+        const Vec3 start = w.state().pos[2];
+        w.setDrag(2, {0, 0, 0}, start + Vec3{0, 0, Real(0.3)});
+        // Partial waking: the dragged box alone; off: the whole island, the bottom box too.
+        CHECK(w.sleepingBodies() == (partial ? 1 : 0));
+        w.step();   // the lift takes the top box's weight off the bottom one: it wakes in this step
+        CHECK(w.sleepingBodies() == 0);
+        CHECK(w.solveStats().wakeResolves == (partial ? 1 : 0));
+        run(w, Real(0.5));
+        CHECK(w.state().pos[2].z > start.z + Real(0.1));
+        w.clearDrag();
+        run(w, 3);
+        CHECK(w.sleepingBodies() == 2);
+        w.wakeAll();
+        CHECK(w.sleepingBodies() == 0);
+    }
+}
+
+// Partial waking against the whole island woken (islands.h): three boxes asleep, the top one
+// lifted. Each re-solve wakes the next box down (its load lost the top box's weight), so the
+// step ends with all three awake and solved together, as in the run that woke them all at once.
+TEST_CASE("sleeping: partial waking reaches every body a lift unloads, in the same step") {
+    World partial(stackModel(3, 0), {}), whole(stackModel(3, 0), {});
+    for (World* w : {&partial, &whole}) {
+        w->settings.sleeping = true;
+        run(*w, 1);
+        REQUIRE(w->sleepingBodies() == 3);
+    }
+    whole.settings.partialWake = false;
+    const Vec3 start = partial.state().pos[3];
+    for (World* w : {&partial, &whole}) {
+        w->setDrag(3, {0, 0, 0}, start + Vec3{0, 0, Real(0.5)});
+        w->step();
+        CHECK(w->sleepingBodies() == 0);
+    }
+    CHECK(partial.solveStats().wakeResolves == 2);
+    CHECK(whole.solveStats().wakeResolves == 0);
+    run(partial, 1);
+    run(whole, 1);
+    const Real shift = largestShift(partial, whole);
+    MESSAGE("3-box stack, top lifted 0.5 m: largest centre shift between partial and whole waking ", shift, " m");
+    CHECK(shift < Real(1e-6));
+}
+
+// The default pyramid asleep, its top box held where it rests (the app's drag with the mouse
+// held still): with partial waking the other 90 boxes sleep on for most of the hold; the run
+// that wakes the whole island steps all 91 and is the reference for where they are.
+TEST_CASE("sleeping: a drag held still on the pyramid leaves the rest asleep where the awake run holds it") {
+    World partial = loadWorld("pyramid", true), whole = loadWorld("pyramid", true);
+    whole.settings.partialWake = false;
+    int top = -1;
+    for (int b = 0; b < partial.model().bodyCount(); ++b)
+        if (partial.model().bodyName[b] == "box_90") top = b;
+    REQUIRE(top >= 0);
+    run(partial, 1);
+    run(whole, 1);
+    REQUIRE(partial.sleepingBodies() == 91);
+    const Vec3 hold = partial.state().pos[top];
+    int asleepSteps = 0, steps = 0;
+    for (; steps < 120; ++steps) {   // 1 s
+        for (World* w : {&partial, &whole}) {
+            w->setDrag(top, {0, 0, 0}, hold);
+            w->step();
+            REQUIRE_FALSE(w->lastStepFailed());
+        }
+        asleepSteps += partial.sleepingBodies() == 90 ? 1 : 0;
+        CHECK(whole.sleepingBodies() == 0);
+    }
+    const Real shift = largestShift(partial, whole);
+    MESSAGE("pyramid, top box held 1 s: steps with the other 90 asleep ", asleepSteps, " of ", steps,
+            "; largest centre shift against whole waking ", shift, " m");
+    CHECK(asleepSteps > steps / 2);
+    CHECK(shift < Real(1e-6));
 }
 
 TEST_CASE("sleeping: a joint's moved anchor wakes its island; a driven joint keeps its island awake") {

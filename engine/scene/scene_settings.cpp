@@ -72,6 +72,7 @@ void readSettings(JsonObject& obj, WorldSettings& w) {
     w.projectionMaxCorrection = obj.positive("projection_max", w.projectionMaxCorrection);
     w.redetectPasses = obj.integer("redetect", w.redetectPasses, 0, SceneLimits::passes);
     w.sleeping = obj.flag("sleeping", w.sleeping);
+    w.partialWake = obj.flag("partial_wake", w.partialWake);
     w.narrowReuse = obj.flag("narrow_reuse", w.narrowReuse);
     if (obj.has("method") && !parseSolveMethodName(obj.text("method"), s.method))
         obj.fail("method", "unknown method \"" + obj.text("method") + "\" (expected newton or soft)");

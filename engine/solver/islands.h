@@ -21,6 +21,29 @@
 // A sleeping island keeps its contacts' last impulses in State::warm (keepSleepingWarm /
 // mergeSleepingWarm around the step's store, which keeps only the step's own contacts), so that
 // when it wakes its first solve starts warm from the impulses that held it at rest.
+//
+// Partial waking (WorldSettings::partialWake, on by default; issue 35). Woken whole, a sleeping
+// pile wakes at full cost for as long as one of its bodies is dragged: the default pyramid's
+// 91 boxes all touch, so a drag of any box woke all of them, and the island could not sleep
+// again while the drag lasted. Instead the drag wakes the dragged body alone, and the rest of
+// the island stays asleep as long as its bodies' loads stay as they were at rest:
+//  - A sleeping body is in equilibrium under gravity and the impulses its rows took when it
+//    fell asleep (recorded per neighbour: State::restImpulses). While it sleeps it is static
+//    to the solve, so an awake neighbour rests on it as on the ground. After each solve, the
+//    impulse each sleeping body now takes from its awake neighbours is compared with what those
+//    neighbours gave it at rest (wakeDisturbed); where the force or the moment differs by more
+//    than kWakeLoadFraction of its weight (the moment: of its weight times its reach), the body
+//    wakes and the step is solved again with it, until no sleeping body's load has changed
+//    (kMaxWakeResolves re-solves; past that, the disturbed bodies' whole islands wake).
+//    So a body that a disturbance reaches wakes in the step it reaches it, and the loads that
+//    the still sleeping bodies carry differ from the step's solution with them awake only by
+//    what moves them less than that fraction of their weight.
+//  - A body woken alone (the dragged body, a disturbed body) does not wake the islands its
+//    margin-grown AABB touches: the load check decides. Any other awake body still wakes a whole
+//    island by touching it (a box dropped on a sleeping stack), as before.
+//  - The dragged body is left out of the island graph, so the bodies around it fall asleep again
+//    while it is held still (it never sleeps while dragged); moving it changes their loads and
+//    wakes them.
 #pragma once
 
 #include <cstdint>
@@ -36,6 +59,8 @@ namespace cs {
 constexpr Real kSleepLinearSpeed = Real(0.05);                   // m/s, centre of mass
 constexpr Real kSleepAngularSpeed = Real(2 * 3.14159265358979 / 180);   // rad/s (2 deg/s)
 constexpr Real kTimeToSleep = Real(0.5);                         // s below both speeds
+constexpr Real kWakeLoadFraction = Real(0.05);   // partial waking: a load change that wakes, / the weight
+constexpr int kMaxWakeResolves = 8;              // partial waking: re-solves per step before whole islands wake
 
 inline bool isAsleep(const State& state, int body) {
     return body >= 0 && body < (int)state.sleepIsland.size() && state.sleepIsland[body] >= 0;
@@ -48,7 +73,20 @@ void prepareSleep(const Model& model, State& state, bool enabled);
 
 // After the broad phase: wakes every sleeping island touched by a pair or a joint with an awake
 // dynamic body (again until none is), then drops the pairs that have no awake dynamic body.
-void wakeTouchedIslands(const Model& model, State& state, std::vector<ShapePair>& pairs);
+// partial: bodies woken alone (State::wokeAlone) wake nothing by touching.
+void wakeTouchedIslands(const Model& model, State& state, std::vector<ShapePair>& pairs, bool partial = false);
+
+// Partial waking, after the solve: the sleeping bodies whose load from their awake neighbours
+// (rows' lambda J^T) differs from the rest impulses by more than kWakeLoadFraction of their
+// weight wake alone (whole: their islands wake). gravity: |g|. Returns how many bodies woke.
+int wakeDisturbed(const Model& model, State& state, const ConstraintRows& rows, const uint8_t* active,
+                  Real gravity, Real h, bool whole);
+
+// The body woken alone (partial waking): its island sleeps on.
+void wakeAlone(State& state, int body);
+
+// A body's reach: the largest distance from its centre of mass to a point of its shapes.
+Real bodyReach(const Model& model, int body);
 
 // Before the step's contact results replace warm: the entries of contacts with no awake dynamic
 // body (a sleeping island's, whose pairs the step dropped), into kept. After: merges them back
@@ -62,9 +100,10 @@ void wakeAll(State& state);
 
 // After integration: islands of the awake bodies (active[b] != 0, dynamic) from the rows and pairs,
 // their sleep clocks advanced by h, the islands whose every body has slept long enough put to
-// sleep. keepAwake (>= 0): a body that must not sleep (the dragged one). Returns the number of
-// sleeping bodies.
+// sleep. keepAwake (>= 0): a body that must not sleep (the dragged one; with partial waking also
+// left out of the islands). The bodies that fall asleep record their rest impulses from rows.
+// Returns the number of sleeping bodies.
 int updateSleep(const Model& model, State& state, const ConstraintRows& rows, const std::vector<ShapePair>& pairs,
-                const uint8_t* active, int keepAwake, Real h);
+                const uint8_t* active, int keepAwake, Real h, bool partial = false);
 
 }  // namespace cs

@@ -283,6 +283,24 @@ void solveNewton(const SolverSettings& settings, Real h, ConstraintRows& rows, B
                      settings.complementarityPreconditioner, s.compliance.data(), s.residual.data(),
                      s.merit.data(), rows.maxImpulse.data()};
 
+    // J by columns for the CPU gather (RowSystemView::jacobianColumns), two-body systems only;
+    // filled before the first linear solve, so a step that meets the tolerance at once (most of a
+    // resting pile's) does not pay for it.
+    auto fillJacobianColumns = [&]() {
+        if (view.bodyC || view.jacobianColumns) return;
+        s.jacobianColumns.resize(12 * size_t(n));
+        Real* col = s.jacobianColumns.data();
+        for (int i = 0; i < n; ++i) {
+            const Spatial* j[2] = {&rows.jacobianA[i], &rows.jacobianB[i]};
+            for (int side = 0; side < 2; ++side) {
+                const Real values[6] = {j[side]->lin.x, j[side]->lin.y, j[side]->lin.z,
+                                        j[side]->ang.x, j[side]->ang.y, j[side]->ang.z};
+                for (int k = 0; k < 6; ++k) col[(6 * side + k) * size_t(n) + i] = values[k];
+            }
+        }
+        view.jacobianColumns = col;
+    };
+
     LinearSolverSettings linear;
     linear.maxIterations = settings.linearIterations;
     linear.tolerance = settings.linearTolerance;
@@ -352,6 +370,7 @@ void solveNewton(const SolverSettings& settings, Real h, ConstraintRows& rows, B
             }
             history = {std::sqrt(bb), std::sqrt(rr)};
         } else {
+            fillJacobianColumns();
             std::fill(s.dlambdaFixed.begin(), s.dlambdaFixed.end(), Real(0));
             std::fill(s.dlambda.begin(), s.dlambda.end(), Real(0));
             r = settings.decoupleRows

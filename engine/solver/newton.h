@@ -30,6 +30,7 @@ struct NewtonScratch {
     std::vector<Real> gapJv;      // (gap members) J_s u of [PEG] secondary contacts
     std::vector<Real> gapRatio;   // (gap members) rho_s, see constraint_rows.h
     std::vector<Spatial> w, minvJA, minvJB, minvJC, minvJD;
+    std::vector<Real> jacobianColumns;   // (12 x rows) J by columns, RowSystemView::jacobianColumns
     std::vector<int> colourStart, colourRows;
     std::vector<int> runStart;    // rows sharing one body pair, row_system.h
     std::vector<std::pair<int, Real>> boundRows;   // force-limited rows at a bound this iteration, and the bound

@@ -40,6 +40,10 @@ struct RowSystemView {
     const Spatial* jacobianD = nullptr;
     const Spatial* invMassJacobianC = nullptr;
     const Spatial* invMassJacobianD = nullptr;
+    // Optional, two-body systems only: J by columns (12 x rows: J_A's lin x, y, z, ang x, y, z,
+    // then J_B's; column k at jacobianColumns[k * rowCount]), which lets the CPU gather run over
+    // a run's rows with vector arithmetic across rows. nullptr: the gather reads jacobianA/B.
+    const Real* jacobianColumns = nullptr;
     // Optional: [J H^-1 J^T]_ii precomputed (without C). nullptr: rowDiagonal computes it.
     const Real* jmjDiagonal = nullptr;
     // Rows sorted by colour for parallel Gauss-Seidel: rows of one colour share no body.
