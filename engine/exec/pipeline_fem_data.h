@@ -63,6 +63,7 @@ struct PipelineFem {
     Buffer<int> surfaceNodes;                  // (surfaceCount)
     Buffer<int> surfaceStart, candidateStart;  // (femBodies + 1)
     Buffer<Real> friction;                     // (femBodies) mu against other bodies
+    Buffer<int> attachStart, attachBodies;     // (nodes + 1), (attachments): femNodeAttachments
     Buffer<Aabb> box;                          // (femBodies) of the boundary nodes, this substep
     Buffer<int> hit, hitOffset;                // (candidates) in the margin; its contact slot
     Buffer<PotentialContact> contacts;         // (contactCapacity) node = side A
@@ -216,6 +217,10 @@ void uploadFemModel(Exec& ex, PipelineFem<Exec>& f, const Model& model) {
     uploadFemVector(ex, f.surfaceStart, surfaceStart);
     uploadFemVector(ex, f.candidateStart, candidateStart);
     uploadFemVector(ex, f.friction, friction);
+    std::vector<int> attachStart, attachBodies;
+    femNodeAttachments(model, attachStart, attachBodies);
+    uploadFemVector(ex, f.attachStart, attachStart);
+    uploadFemVector(ex, f.attachBodies, attachBodies);
     f.box.reserve(f.femBodies > 0 ? f.femBodies : 1);
     f.hit.reserve(f.candidates > 0 ? f.candidates : 1);
     f.hitOffset.reserve(f.candidates > 0 ? f.candidates : 1);

@@ -96,6 +96,7 @@ public:
                 if (model.femNodeBody[n] != femBody) continue;
                 const Vec3 p = state.femPos[n];
                 if (!sb.contains(p)) continue;
+                if (femNodeAttachedTo(n, body, scratch.attachStart.data(), scratch.attachBodies.data())) continue;
                 FemContactRecord rec;
                 PotentialContact& c = rec.geometry;
                 const PolytopeView view = sphere ? PolytopeView{} : polytope.view();
@@ -246,6 +247,15 @@ void femNodeNeighbours(const Model& model, std::vector<int>& start, std::vector<
     }
 }
 
+void femNodeAttachments(const Model& model, std::vector<int>& start, std::vector<int>& bodies) {
+    start.assign(model.femNodeCount() + 1, 0);
+    for (const FemAttachment& a : model.femAttachments) start[a.node + 1]++;
+    for (int n = 0; n < model.femNodeCount(); ++n) start[n + 1] += start[n];
+    bodies.resize(start.back());
+    std::vector<int> fill(start.begin(), start.end() - 1);
+    for (const FemAttachment& a : model.femAttachments) bodies[fill[a.node]++] = a.body;
+}
+
 void femNodeTriangles(const Model& model, std::vector<int>& start, std::vector<int>& tris) {
     start.assign(model.femNodeCount() + 1, 0);
     for (const auto& tri : model.femTris)
@@ -276,6 +286,9 @@ void buildFemContactRows(const Model& model, const WorldSettings& settings, cons
         femRestReach(model, scratch.restReach);
         femNodeNeighbours(model, scratch.nbrStart, scratch.nbrs);
     }
+    if (scratch.attachStart.size() != size_t(model.femNodeCount() + 1) ||
+        scratch.attachBodies.size() != model.femAttachments.size())
+        femNodeAttachments(model, scratch.attachStart, scratch.attachBodies);
     Builder builder(model, settings, state, h, scratch, rows);
     for (int f = 0; f < nfem; ++f) builder.nodesAgainstParts(shapeBoxes, boxes[f], f);
     bool normals = false;   // the boundary nodes' normals, once, before the first node-triangle search

@@ -8,6 +8,7 @@
 // closest point of the triangle, q = w_a x_a + w_b x_b + w_c x_c (barycentric weights) and n the
 // triangle's outward normal, the gap is n . (p - q) and, per direction d in {n, t1, t2},
 //     J = [ d | -w_a d | -w_b d | -w_c d ]   (node, a, b, c; linear parts only).
+// A node attached to a rigid body has no contact with it (fem_contact_hd.h femNodeAttachedTo).
 // Candidates: rigid parts by their broad-phase boxes (grown by the contact margin); triangles by
 // a uniform grid over each body's triangles. The contacts are ordered: every node-part contact
 // (by FEM body, shape, node), then the node-triangle ones (by body pair (a, b), node of a).
@@ -48,6 +49,7 @@ struct FemContactScratch {
     std::unordered_map<uint64_t, std::vector<int>> grid;   // triangle grid of one body
     std::vector<Real> restReach;                           // (nnode) l_n of self contact, or empty
     std::vector<int> nbrStart, nbrs;                       // with self contact: femNodeNeighbours
+    std::vector<int> attachStart, attachBodies;            // femNodeAttachments
     std::vector<int> nodeTriStart, nodeTris;               // boundary triangles per node (femNodeTriangles)
     std::vector<int> triNodes;                             // (3 ntri) model.femTris flat
     std::vector<Vec3> nodeNormal;                          // (nnode) femNodeNormal at this step, boundary nodes
@@ -63,6 +65,9 @@ void femRestReach(const Model& model, std::vector<Real>& reach);
 
 // Each node's tet neighbours and itself, ascending: node n's are nbrs[start[n] .. start[n + 1]).
 void femNodeNeighbours(const Model& model, std::vector<int>& start, std::vector<int>& nbrs);
+
+// The rigid bodies each node is attached to: node n's are bodies[start[n] .. start[n + 1]).
+void femNodeAttachments(const Model& model, std::vector<int>& start, std::vector<int>& bodies);
 
 // The boundary triangles holding each node, ascending: node n's are tris[start[n] .. start[n + 1]).
 void femNodeTriangles(const Model& model, std::vector<int>& start, std::vector<int>& tris);

@@ -56,6 +56,17 @@ CS_HD bool femNodePartContact(int node, int nodeBody, int shape, int body, Vec3 
     return !(c.gap > margin);   // as fem_contact.cpp always had it (a NaN gap is kept)
 }
 
+// Whether node n is attached to rigid body `body` (bodies[start[n] .. start[n + 1]), from
+// femNodeAttachments). Such a node has no contact with that body: the attachment's hard rows hold
+// it at a fixed point of the body, so a contact row there is redundant, and a speculative one (the
+// node within the margin of the body, as the ends of fem_extension's bars by their handles and
+// pneunet_finger's base by its mount) only adds a hard row that Newton has to drive to zero.
+CS_HD bool femNodeAttachedTo(int n, int body, const int* start, const int* bodies) {
+    for (int k = start[n]; k < start[n + 1]; ++k)
+        if (bodies[k] == body) return true;
+    return false;
+}
+
 // Closest point of triangle (a, b, c) to p as barycentric weights (Ericson, Real-Time Collision
 // Detection, 5.1.5, by Voronoi regions).
 CS_HD void closestOnTriangle(Vec3 p, Vec3 a, Vec3 b, Vec3 c, Real w[3]) {
