@@ -95,11 +95,9 @@ CS_HD void neoHookeanConstants(const FemMaterial& m, Real& C1, Real& D1, Real& a
     alpha = 1 + m.mu / (m.lambda + m.mu);
 }
 
-// Energy density Psi(F) (J/m^3), for the tests and the energy plots.
-CS_HD Real femEnergyDensity(const FemMaterial& m, const Mat3& F) {
-    Mat3 U, V;
-    Vec3 s;
-    svd3(F, U, s, V);
+// Energy density Psi (J/m^3) from F's signed singular values s (svd3): both materials are
+// isotropic, so s is all they need.
+CS_HD Real femEnergyDensityOfStretches(const FemMaterial& m, Vec3 s) {
     if (m.type == FemMaterialType::CorotatedLinear) {
         const Vec3 e = s - Vec3{1, 1, 1};
         const Real tr = e.x + e.y + e.z;
@@ -109,6 +107,14 @@ CS_HD Real femEnergyDensity(const FemMaterial& m, const Mat3& F) {
     neoHookeanConstants(m, C1, D1, alpha);
     const Real J = s.x * s.y * s.z;
     return C1 * (lengthSq(s) - 3) + D1 * (J - alpha) * (J - alpha);
+}
+
+// Energy density Psi(F) (J/m^3), for the tests and the energy plots.
+CS_HD Real femEnergyDensity(const FemMaterial& m, const Mat3& F) {
+    Mat3 U, V;
+    Vec3 s;
+    svd3(F, U, s, V);
+    return femEnergyDensityOfStretches(m, s);
 }
 
 // Stable neo-Hookean's stretch derivatives (appendix B) with the activation's work -a (J - 1):
