@@ -8,7 +8,10 @@
 #include <cmath>
 
 #include "engine/exec/pipeline_world.h"
+#include "engine/fem/fem_contact.h"
+#include "engine/fem/fem_contact_hd.h"
 #include "tests/fem_test_util.h"
+#include "tests/scene_util.h"
 
 using namespace cs;
 using namespace cs::femtest;
@@ -138,4 +141,121 @@ TEST_CASE("fem self contact: a drooping jaw lands on its own lower jaw instead o
     CHECK(off.selfContacts == 0);
     CHECK(off.deepest < Real(-0.005));
     CHECK(off.tipZ < kLowerLo.z);
+}
+
+// The node-triangle rules of fem_contact_hd.h on closed-form geometry.
+// A node straight over a vertex of a triangle belongs to it (weights (1, 0, 0): the closed
+// triangle), over an edge to both triangles of the edge; a node beside the triangle's plane
+// outside it does not (the projection's weights, not a clamped closest point's).
+TEST_CASE("fem self contact: a node over a vertex or an edge finds its triangle, one beside it none") {
+    const Vec3 a{0, 0, 0}, b{1, 0, 0}, c{0, 1, 0};
+    FemTriangleContact q;
+    REQUIRE(femNodeTriangleContact({0, 0, Real(0.01)}, a, b, c, Real(0.02), -1, q));
+    CHECK(std::fabs(q.w[0] - 1) < 1e-12);
+    CHECK(std::fabs(q.gap - Real(0.01)) < 1e-12);
+    REQUIRE(femNodeTriangleContact({Real(0.5), Real(0.5), Real(-0.003)}, a, b, c, Real(0.02), -1, q));
+    CHECK(std::fabs(q.w[0]) < 1e-12);
+    CHECK(std::fabs(q.gap + Real(0.003)) < 1e-12);
+    // Beside the triangle (projection outside by 1 mm): the closest point is on its edge, but the
+    // node belongs to the neighbouring triangle, not to this one.
+    CHECK_FALSE(femNodeTriangleContact({Real(-0.001), Real(0.5), Real(0.001)}, a, b, c, Real(0.02), -1, q));
+    // Beyond the margin, and below the best gap so far.
+    CHECK_FALSE(femNodeTriangleContact({Real(0.2), Real(0.2), Real(0.03)}, a, b, c, Real(0.02), -1, q));
+    CHECK_FALSE(femNodeTriangleContact({Real(0.2), Real(0.2), Real(-0.01)}, a, b, c, Real(0.02), Real(-0.005), q));
+}
+
+// Angle-weighted normals: on a flat face the face's normal whatever the fan, on a cube's edge the
+// bisector, at its corner the diagonal; and the facing rule's 120 degrees.
+TEST_CASE("fem self contact: boundary node normals and the facing rule") {
+    TetMesh cube = makeBoxTetMesh({Real(0.5), Real(0.5), Real(0.5)}, 2);
+    Model model;
+    FemBodyDesc d;
+    d.mesh = cube;
+    addFem(model, d);
+    std::vector<int> start, tris, triNodes;
+    femNodeTriangles(model, start, tris);
+    for (const auto& t : model.femTris) triNodes.insert(triNodes.end(), t.begin(), t.end());
+    int checked = 0;
+    for (int n = 0; n < model.femNodeCount(); ++n) {
+        if (start[n + 1] == start[n]) continue;   // interior node
+        const Vec3 p = model.femRestPos[n];
+        Vec3 expected{0, 0, 0};
+        for (int k = 0; k < 3; ++k)
+            if (std::fabs(std::fabs(p[k]) - Real(0.5)) < Real(1e-9)) expected[k] = p[k] > 0 ? 1 : -1;
+        expected = normalize(expected);
+        const Vec3 got = femNodeNormal(n, start.data(), tris.data(), triNodes.data(), model.femRestPos.data());
+        CHECK(length(got - expected) < Real(1e-9));
+        ++checked;
+    }
+    CHECK(checked == 26);   // 3 x 3 x 3 nodes, one inside
+    const Vec3 up{0, 0, 1}, down{0, 0, -1}, side{0, 1, 0}, edge = normalize(Vec3{0, 1, 1}), corner = normalize(Vec3{1, 1, 1});
+    CHECK(femFacing(up, down));        // the top of one jaw against the underside of the other
+    CHECK(femFacing(edge, down));      // 135 degrees: a jaw's edge
+    CHECK(femFacing(corner, down));    // 125 degrees: a box corner
+    CHECK_FALSE(femFacing(up, side));  // along a side face
+    CHECK_FALSE(femFacing(up, up));    // behind a face, on the far side of its part
+}
+
+// fem_fold (the library scene) at rest after 1.5 s: every step of the last 0.5 s ends with the
+// Newton residual under 1e-3 m/s, no boundary node lies inside a tet of the clamp (interpenetration
+// of any two parts of it), the ground's normal force on the clamp is the weight of the clamp and
+// the box (at rest), the clamp's force on the box is the box's weight (it rests on the upper jaw),
+// and the upper jaw's tip lies on the lower jaw's tip (not beside it). Before issue 35's fixes the
+// residual was 25 m/s every step, the upper jaw slid off sideways and the mesh crumpled.
+TEST_CASE("fem self contact: fem_fold comes to rest, converged, its jaws on each other" * doctest::test_suite("validate")) {
+    test::LoadedScene scene = test::loadLibraryScene("fem_fold");
+    World world(scene.model, scene.settings);
+    const Model& m = world.model();
+    const int steps = 180, tail = 60;
+    Real worstTail = 0;
+    for (int step = 0; step < steps; ++step) {
+        world.step();
+        REQUIRE_FALSE(world.lastStepFailed());
+        if (step >= steps - tail) worstTail = std::fmax(worstTail, world.solveStats().residualFinal);
+    }
+    const std::vector<Vec3>& x = world.state().femPos;
+    int inside = 0;
+    std::vector<uint8_t> boundary(m.femNodeCount(), 0);
+    for (const auto& t : m.femTris)
+        for (int v : t) boundary[v] = 1;
+    for (int n = 0; n < m.femNodeCount(); ++n) {
+        if (!boundary[n]) continue;
+        for (const auto& t : m.femTets) {
+            if (t[0] == n || t[1] == n || t[2] == n || t[3] == n) continue;
+            const Vec3 a = x[t[0]], b = x[t[1]], c = x[t[2]], d = x[t[3]], p = x[n];
+            const Real v = dot(cross(b - a, c - a), d - a);
+            const Real l0 = dot(cross(b - p, c - p), d - p) / v, l1 = dot(cross(p - a, c - a), d - a) / v;
+            const Real l2 = dot(cross(b - a, p - a), d - a) / v, l3 = dot(cross(b - a, c - a), p - a) / v;
+            if (std::fmin(std::fmin(l0, l1), std::fmin(l2, l3)) > Real(1e-3)) {
+                ++inside;
+                break;
+            }
+        }
+    }
+    const int box = 1;   // bodies: the ground, the box
+    Real ground = 0, onBox = 0, clampMass = 0;
+    for (const Contact& c : world.contacts()) {
+        if (c.femNode < 0 || c.femTri >= 0) continue;
+        if (c.geometry.bodyB == 0) ground += c.normalImpulse * c.geometry.normal.z;
+        if (c.geometry.bodyB == box) onBox += c.normalImpulse * c.geometry.normal.z;
+    }
+    for (Real mass : m.femNodeMass) clampMass += mass;
+    const Real g = length(scene.settings.gravity), h = scene.settings.dt;
+    const Real boxMass = 1 / m.invMass[box];
+    // The tip of the upper jaw's centre line (rest: x = 0.15, y = 0, z = 0.05 in the scene).
+    Vec3 tip{0, 0, 0};
+    for (int n = 0; n < m.femNodeCount(); ++n) {
+        const Vec3 r = m.femRestPos[n];
+        if (std::fabs(r.x - Real(0.15)) < 1e-6 && std::fabs(r.y) < 1e-6 && std::fabs(r.z - Real(0.05)) < 1e-6) tip = x[n];
+    }
+    MESSAGE("largest residual over the last " << tail << " steps " << worstTail << " m/s; " << inside
+            << " boundary nodes inside a tet; ground force " << ground / h << " N against (clamp + box) g "
+            << (clampMass + boxMass) * g << " N; force on the clamp from the box " << -onBox / h << " N against "
+            << boxMass * g << " N; upper tip at " << tip.x << ", " << tip.y << ", " << tip.z << " m");
+    CHECK(worstTail < Real(1e-3));
+    CHECK(inside == 0);
+    CHECK(near(ground / h, (clampMass + boxMass) * g, Real(0.01)));
+    CHECK(near(-onBox / h, boxMass * g, Real(0.01)));
+    CHECK(std::fabs(tip.y) < Real(0.005));
+    CHECK(tip.z > Real(0.025));   // on the lower jaw (top at z = 0.03), not beside it on the ground
 }

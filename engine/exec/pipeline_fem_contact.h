@@ -66,6 +66,7 @@ void recordFemContacts(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws,
                                d.worldEdges.data(), d.worldFaces.data()};
     const uint8_t* active = d.active.data();
     const Real margin = ws.contactMargin;
+    const int *attachStart = f.attachStart.data(), *attachBodies = f.attachBodies.data();
     // Candidate k as a contact (false: none); the same test in both passes.
     auto contact = [=] CS_LAMBDA(int k, PotentialContact& out) {
         int femBody, shape, node;
@@ -73,6 +74,7 @@ void recordFemContacts(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws,
         const int body = m.shapeBody[shape];
         const Aabb part = world.aabb[shape];
         if (!active[body] || !aabbsMeet(part, box[femBody]) || !aabbHolds(part, pos[node])) return false;
+        if (femNodeAttachedTo(node, body, attachStart, attachBodies)) return false;
         const bool sphere = m.shapePolytope[shape] < 0;
         const PolytopeView view = sphere ? PolytopeView{} : shapePolytopeView(m, world, shape);
         return femNodePartContact(node, nb + node, shape, body, pos[node], sphere ? nullptr : &view,

@@ -63,6 +63,7 @@ struct PipelineFem {
     Buffer<int> surfaceNodes;                  // (surfaceCount)
     Buffer<int> surfaceStart, candidateStart;  // (femBodies + 1)
     Buffer<Real> friction;                     // (femBodies) mu against other bodies
+    Buffer<int> attachStart, attachBodies;     // (nodes + 1), (attachments): femNodeAttachments
     Buffer<Aabb> box;                          // (femBodies) of the boundary nodes, this substep
     Buffer<int> hit, hitOffset;                // (candidates) in the margin; its contact slot
     Buffer<PotentialContact> contacts;         // (contactCapacity) node = side A
@@ -83,6 +84,9 @@ struct PipelineFem {
     Buffer<int> pairA, pairB, pairStart;       // (femPairs), pairStart (femPairs + 1): first candidate
     Buffer<Vec3> restPos;                      // (nodes) with self contact
     Buffer<Real> restReach;                    // (nodes) l_n, with self contact
+    Buffer<int> nbrStart, nbrs;                // with self contact: each node's tet neighbours (femNodeNeighbours)
+    Buffer<int> nodeTriStart, nodeTris;        // (nodes + 1), (3 tris): each node's boundary triangles (femNodeTriangles)
+    Buffer<Vec3> nodeNormal;                   // (nodes) boundary nodes' femNodeNormal, this substep
     Buffer<Real> cell;                         // (femBodies) grid cell of body b's triangles, this substep
     Buffer<int> triCells;                      // (6 tris) grown cell range (lo xyz, hi xyz), this substep
     Buffer<int> triBest, triHit, triHitOffset; // (triCandidates) the node's triangle or -1; 1 if one; its slot
@@ -126,9 +130,20 @@ void uploadFemTriangles(Exec& ex, PipelineFem<Exec>& f, const Model& model, cons
     uploadFemVector(ex, f.pairB, pairB);
     uploadFemVector(ex, f.pairStart, pairStart);
     std::vector<Real> reach;
-    if (f.selfContact) femRestReach(model, reach);
+    std::vector<int> nbrStart, nbrs;
+    if (f.selfContact) {
+        femRestReach(model, reach);
+        femNodeNeighbours(model, nbrStart, nbrs);
+    }
+    uploadFemVector(ex, f.nbrStart, nbrStart);
+    uploadFemVector(ex, f.nbrs, nbrs);
     uploadFemVector(ex, f.restPos, f.selfContact ? model.femRestPos : std::vector<Vec3>{});
     uploadFemVector(ex, f.restReach, reach);
+    std::vector<int> nodeTriStart, nodeTris;
+    femNodeTriangles(model, nodeTriStart, nodeTris);
+    uploadFemVector(ex, f.nodeTriStart, nodeTriStart);
+    uploadFemVector(ex, f.nodeTris, nodeTris);
+    f.nodeNormal.reserve(model.femNodeCount() > 0 ? model.femNodeCount() : 1);
     f.cell.reserve(f.femBodies > 0 ? f.femBodies : 1);
     f.triCells.reserve(f.tris > 0 ? 6 * size_t(f.tris) : 1);
     for (auto* b : {&f.triBest, &f.triHit, &f.triHitOffset}) b->reserve(f.triCandidates > 0 ? f.triCandidates : 1);
@@ -202,6 +217,10 @@ void uploadFemModel(Exec& ex, PipelineFem<Exec>& f, const Model& model) {
     uploadFemVector(ex, f.surfaceStart, surfaceStart);
     uploadFemVector(ex, f.candidateStart, candidateStart);
     uploadFemVector(ex, f.friction, friction);
+    std::vector<int> attachStart, attachBodies;
+    femNodeAttachments(model, attachStart, attachBodies);
+    uploadFemVector(ex, f.attachStart, attachStart);
+    uploadFemVector(ex, f.attachBodies, attachBodies);
     f.box.reserve(f.femBodies > 0 ? f.femBodies : 1);
     f.hit.reserve(f.candidates > 0 ? f.candidates : 1);
     f.hitOffset.reserve(f.candidates > 0 ? f.candidates : 1);

@@ -1,8 +1,9 @@
 // FEM boundary nodes against FEM boundary triangles on the step pipeline: fem_contact.cpp's
 // nodesAgainstTriangles (FEM-FEM, and self contact where a body has it) over the executor verbs.
-// The per-(node, triangle) test is the CPU's (fem_contact_hd.h femNodeTriangleContact,
+// The per-(node, triangle) test is the CPU's (fem_contact_hd.h femNodeTriangleContact, femFacing,
 // femSelfCandidate), the rows are the four-body vertex-triangle rows of fem_contact.h.
 //
+//   normals     every boundary node's pseudo-normal (femNodeNormal), for the facing test
 //   cells       per FEM body b, the grid cell of its triangles: the largest side of a triangle's
 //               box (ex.max) + 2 margin; per triangle, its box grown by the margin in cells
 //   search      one thread per (pair (a, b), boundary node of a), in the CPU's loop order: the
@@ -85,6 +86,13 @@ void recordFemTriangleSearch(Exec& ex, PipelineData<Exec>& d, const WorldSetting
         });
     const int femBodies = f.femBodies;
     ex.forEach(femBodies, nullptr, nullptr, [=] CS_LAMBDA(int b) { cell[b] += 2 * margin; });
+    Vec3* nodeNormal = f.nodeNormal.data();
+    const int *nodeTriStart = f.nodeTriStart.data(), *nodeTris = f.nodeTris.data();
+    const int* surface = f.surfaceNodes.data();
+    ex.forEach(f.surfaceCount, nullptr, nullptr, [=] CS_LAMBDA(int i) {
+        const int n = surface[i];
+        nodeNormal[n] = femNodeNormal(n, nodeTriStart, nodeTris, triNodes, pos);
+    });
     int* triCells = f.triCells.data();
     ex.forEach(femBodies, nullptr, nullptr, [=] CS_LAMBDA(int b) {
         for (int t = triFirst[b]; t < triFirst[b] + triCount[b]; ++t) {
@@ -104,6 +112,7 @@ void recordFemTriangleSearch(Exec& ex, PipelineData<Exec>& d, const WorldSetting
     const Aabb* box = f.box.data();
     const Vec3* restPos = f.restPos.data();
     const Real* restReach = f.restReach.data();
+    const int *nbrStart = f.nbrStart.data(), *nbrs = f.nbrs.data();
     int *best = f.triBest.data(), *hit = f.triHit.data();
     ex.forEach(candidates, nullptr, nullptr, [=] CS_LAMBDA(int k) {
         int pair, node;
@@ -125,8 +134,9 @@ void recordFemTriangleSearch(Exec& ex, PipelineData<Exec>& d, const WorldSetting
             const int* v = triNodes + 3 * t;
             FemTriangleContact q;
             if (!femNodeTriangleContact(p, pos[v[0]], pos[v[1]], pos[v[2]], margin, bestGap, q)) continue;
-            if (a == b && !femSelfCandidate(restPos[node], restReach[node], restPos[v[0]], restPos[v[1]],
-                                            restPos[v[2]], q.gap))
+            if (!femFacing(nodeNormal[node], q.normal)) continue;
+            if (a == b && !femSelfCandidate(node, v, nbrStart, nbrs, restPos[node], restReach[node], restPos[v[0]],
+                                            restPos[v[1]], restPos[v[2]], q.gap))
                 continue;
             best[k] = t;
             bestGap = q.gap;

@@ -96,6 +96,7 @@ public:
                 if (model.femNodeBody[n] != femBody) continue;
                 const Vec3 p = state.femPos[n];
                 if (!sb.contains(p)) continue;
+                if (femNodeAttachedTo(n, body, scratch.attachStart.data(), scratch.attachBodies.data())) continue;
                 FemContactRecord rec;
                 PotentialContact& c = rec.geometry;
                 const PolytopeView view = sphere ? PolytopeView{} : polytope.view();
@@ -156,6 +157,7 @@ public:
                 if (!femNodeTriangleContact(p, state.femPos[tri[0]], state.femPos[tri[1]], state.femPos[tri[2]], margin,
                                             bestHit.gap, hit))
                     continue;
+                if (!femFacing(scratch.nodeNormal[n], hit.normal)) continue;
                 if (a == b && !selfCandidate(n, tri, hit.gap)) continue;
                 best = t;
                 bestHit = hit;
@@ -185,7 +187,8 @@ public:
     // Self contact of node n with triangle tri at gap (fem_contact_hd.h femSelfCandidate).
     bool selfCandidate(int n, const std::array<int, 3>& tri, Real gap) const {
         const std::vector<Vec3>& rest = model.femRestPos;
-        return femSelfCandidate(rest[n], scratch.restReach[n], rest[tri[0]], rest[tri[1]], rest[tri[2]], gap);
+        return femSelfCandidate(n, tri.data(), scratch.nbrStart.data(), scratch.nbrs.data(), rest[n],
+                                scratch.restReach[n], rest[tri[0]], rest[tri[1]], rest[tri[2]], gap);
     }
 
     const Model& model;
@@ -198,6 +201,22 @@ public:
     WorldPolytope polytope;
 };
 
+// scratch.nodeNormal of every boundary node at the state's positions (the node-triangle
+// adjacency built on the first call).
+void femBoundaryNormals(const Model& model, const State& state, FemContactScratch& scratch) {
+    if (scratch.nodeTriStart.size() != size_t(model.femNodeCount() + 1) ||
+        scratch.triNodes.size() != 3 * model.femTris.size()) {
+        femNodeTriangles(model, scratch.nodeTriStart, scratch.nodeTris);
+        scratch.triNodes.resize(3 * model.femTris.size());
+        for (size_t t = 0; t < model.femTris.size(); ++t)
+            for (int j = 0; j < 3; ++j) scratch.triNodes[3 * t + j] = model.femTris[t][j];
+    }
+    scratch.nodeNormal.resize(model.femNodeCount());
+    for (int n : scratch.surfaceNodes)
+        scratch.nodeNormal[n] = femNodeNormal(n, scratch.nodeTriStart.data(), scratch.nodeTris.data(),
+                                              scratch.triNodes.data(), state.femPos.data());
+}
+
 }  // namespace
 
 void femRestReach(const Model& model, std::vector<Real>& reach) {
@@ -209,6 +228,43 @@ void femRestReach(const Model& model, std::vector<Real>& reach) {
                 reach[tet[i]] = std::fmax(reach[tet[i]], l);
                 reach[tet[j]] = std::fmax(reach[tet[j]], l);
             }
+}
+
+void femNodeNeighbours(const Model& model, std::vector<int>& start, std::vector<int>& nbrs) {
+    std::vector<std::vector<int>> lists(model.femNodeCount());
+    for (int n = 0; n < model.femNodeCount(); ++n) lists[n].push_back(n);
+    for (const auto& tet : model.femTets)
+        for (int i = 0; i < 4; ++i)
+            for (int j = 0; j < 4; ++j)
+                if (i != j) lists[tet[i]].push_back(tet[j]);
+    start.assign(model.femNodeCount() + 1, 0);
+    nbrs.clear();
+    for (int n = 0; n < model.femNodeCount(); ++n) {
+        std::sort(lists[n].begin(), lists[n].end());
+        lists[n].erase(std::unique(lists[n].begin(), lists[n].end()), lists[n].end());
+        nbrs.insert(nbrs.end(), lists[n].begin(), lists[n].end());
+        start[n + 1] = (int)nbrs.size();
+    }
+}
+
+void femNodeAttachments(const Model& model, std::vector<int>& start, std::vector<int>& bodies) {
+    start.assign(model.femNodeCount() + 1, 0);
+    for (const FemAttachment& a : model.femAttachments) start[a.node + 1]++;
+    for (int n = 0; n < model.femNodeCount(); ++n) start[n + 1] += start[n];
+    bodies.resize(start.back());
+    std::vector<int> fill(start.begin(), start.end() - 1);
+    for (const FemAttachment& a : model.femAttachments) bodies[fill[a.node]++] = a.body;
+}
+
+void femNodeTriangles(const Model& model, std::vector<int>& start, std::vector<int>& tris) {
+    start.assign(model.femNodeCount() + 1, 0);
+    for (const auto& tri : model.femTris)
+        for (int v : tri) start[v + 1]++;
+    for (int n = 0; n < model.femNodeCount(); ++n) start[n + 1] += start[n];
+    tris.resize(start.back());
+    std::vector<int> fill(start.begin(), start.end() - 1);
+    for (int t = 0; t < (int)model.femTris.size(); ++t)
+        for (int v : model.femTris[t]) tris[fill[v]++] = t;
 }
 
 void buildFemContactRows(const Model& model, const WorldSettings& settings, const State& state,
@@ -226,13 +282,25 @@ void buildFemContactRows(const Model& model, const WorldSettings& settings, cons
     for (int n : scratch.surfaceNodes) boxes[model.femNodeBody[n]].add(state.femPos[n]);
     bool anySelf = false;
     for (const FemBodyInfo& fb : model.femBodies) anySelf = anySelf || fb.selfContact;
-    if (anySelf && scratch.restReach.size() != size_t(model.femNodeCount())) femRestReach(model, scratch.restReach);
+    if (anySelf && scratch.restReach.size() != size_t(model.femNodeCount())) {
+        femRestReach(model, scratch.restReach);
+        femNodeNeighbours(model, scratch.nbrStart, scratch.nbrs);
+    }
+    if (scratch.attachStart.size() != size_t(model.femNodeCount() + 1) ||
+        scratch.attachBodies.size() != model.femAttachments.size())
+        femNodeAttachments(model, scratch.attachStart, scratch.attachBodies);
     Builder builder(model, settings, state, h, scratch, rows);
     for (int f = 0; f < nfem; ++f) builder.nodesAgainstParts(shapeBoxes, boxes[f], f);
+    bool normals = false;   // the boundary nodes' normals, once, before the first node-triangle search
     for (int a = 0; a < nfem; ++a)
         for (int b = 0; b < nfem; ++b)
-            if (a == b ? model.femBodies[a].selfContact : boxes[a].overlaps(boxes[b], settings.contactMargin))
+            if (a == b ? model.femBodies[a].selfContact : boxes[a].overlaps(boxes[b], settings.contactMargin)) {
+                if (!normals) {
+                    femBoundaryNormals(model, state, scratch);
+                    normals = true;
+                }
                 builder.nodesAgainstTriangles(a, b);
+            }
 }
 
 void storeFemContacts(const FemContactScratch& scratch, const ConstraintRows& rows, const BodyVelocities& bodies,

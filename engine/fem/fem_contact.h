@@ -8,14 +8,18 @@
 // closest point of the triangle, q = w_a x_a + w_b x_b + w_c x_c (barycentric weights) and n the
 // triangle's outward normal, the gap is n . (p - q) and, per direction d in {n, t1, t2},
 //     J = [ d | -w_a d | -w_b d | -w_c d ]   (node, a, b, c; linear parts only).
+// A node attached to a rigid body has no contact with it (fem_contact_hd.h femNodeAttachedTo).
 // Candidates: rigid parts by their broad-phase boxes (grown by the contact margin); triangles by
 // a uniform grid over each body's triangles. The contacts are ordered: every node-part contact
 // (by FEM body, shape, node), then the node-triangle ones (by body pair (a, b), node of a).
 // Self contact (opt-in per body, FemBodyInfo::selfContact): a boundary node against its own
-// body's boundary triangles, the same rows. With l_n the longest rest edge of the tets holding
-// node n, a triangle whose rest-shape distance d_rest to n is at most 1.1 l_n is never a candidate
-// (this holds every triangle with a node sharing a tet with n: such a node lies within l_n of n),
-// and a gap below -d_rest / 2 is taken as the far side of the same part, not a penetration.
+// body's boundary triangles, the same rows. A triangle with a node sharing a tet with node n is
+// never a candidate, and with l_n the longest rest edge of the tets holding n and d_rest the
+// triangle's rest distance to n, a gap below -min(d_rest, l_n) / 2 is taken as the far side of a
+// part, not a penetration (fem_contact_hd.h femSelfCandidate).
+// Every node-triangle pair (self contact or two bodies) also needs the node's projection in the
+// closed triangle and the node's surface facing the triangle (fem_contact_hd.h femFacing: the
+// node's angle-weighted normal and the triangle's more than 120 degrees apart).
 // Under PEG and PLUS these contacts still use the standard model (World::step says so once).
 #pragma once
 
@@ -44,6 +48,11 @@ struct FemContactScratch {
     std::vector<int> surfaceNodes;                         // nodes on some boundary triangle
     std::unordered_map<uint64_t, std::vector<int>> grid;   // triangle grid of one body
     std::vector<Real> restReach;                           // (nnode) l_n of self contact, or empty
+    std::vector<int> nbrStart, nbrs;                       // with self contact: femNodeNeighbours
+    std::vector<int> attachStart, attachBodies;            // femNodeAttachments
+    std::vector<int> nodeTriStart, nodeTris;               // boundary triangles per node (femNodeTriangles)
+    std::vector<int> triNodes;                             // (3 ntri) model.femTris flat
+    std::vector<Vec3> nodeNormal;                          // (nnode) femNodeNormal at this step, boundary nodes
 };
 
 // Appends the rows of every FEM contact of the step at state (shapeBoxes: the broad phase's
@@ -53,6 +62,15 @@ void buildFemContactRows(const Model& model, const WorldSettings& settings, cons
 
 // l_n of self contact per node: the longest rest edge of the tets holding it (0 for a node in no tet).
 void femRestReach(const Model& model, std::vector<Real>& reach);
+
+// Each node's tet neighbours and itself, ascending: node n's are nbrs[start[n] .. start[n + 1]).
+void femNodeNeighbours(const Model& model, std::vector<int>& start, std::vector<int>& nbrs);
+
+// The rigid bodies each node is attached to: node n's are bodies[start[n] .. start[n + 1]).
+void femNodeAttachments(const Model& model, std::vector<int>& start, std::vector<int>& bodies);
+
+// The boundary triangles holding each node, ascending: node n's are tris[start[n] .. start[n + 1]).
+void femNodeTriangles(const Model& model, std::vector<int>& start, std::vector<int>& tris);
 
 // The solved contacts appended to `contacts` (World::contacts()) and their impulses, sorted by
 // key, into `warm`.
