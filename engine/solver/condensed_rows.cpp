@@ -20,9 +20,9 @@ namespace {
 // per Newton iteration (600 rows: 72 Mflop, some 20 ms).
 constexpr int kMaxDenseHardRows = 600;
 // Node DOFs touched by hard rows above which the step keeps the iterative solve: K^-1 over them
-// costs about 1.5 q^3 flops per step. fem_fold's self contact touches 530-560 and more; with both
-// limits at 1,500 it ran every step condensed at 329 CPU ms per step and still ended every step
-// at the Newton cap (mean residual 100 m/s): its self-contact rows, not the linear solve, stop it.
+// costs about 1.5 q^3 flops per step. fem_fold's self contact touches 530-560 and more, so its
+// steps stay iterative (they converge since the self-contact rows were fixed, docs/fem_convergence.md
+// section 5; before, with both limits at 1,500, every condensed step still ended at the Newton cap).
 constexpr int kMaxTouchedDofs = 600;
 
 using SparseK = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
