@@ -14,16 +14,13 @@
 
 namespace cs {
 
-namespace {
-
-bool number(const char* text, double lo, double hi, double& v) {
+// A whole argument as a finite number in [lo, hi] (also pneunet_experiment.cpp's).
+bool femExperimentNumber(const char* text, double lo, double hi, double& v) {
     char* end = nullptr;
     errno = 0;
     v = std::strtod(text, &end);
     return end != text && *end == '\0' && errno == 0 && std::isfinite(v) && v >= lo && v <= hi;
 }
-
-}  // namespace
 
 int runPneunetExperiment(int argc, char** argv);   // pneunet_experiment.cpp
 
@@ -47,13 +44,13 @@ int runFemExperiment(int argc, char** argv) {
         if (a == "--out" && value) {
             out = value;
         } else if (a == "--cells") {
-            if (!value || !number(value, 2, 200, v) || v != std::floor(v)) return bad("an integer from 2 to 200");
+            if (!value || !femExperimentNumber(value, 2, 200, v) || v != std::floor(v)) return bad("an integer from 2 to 200");
             o.cells = (int)v;
         } else if (a == "--seconds") {
-            if (!value || !number(value, 0.1, 600, v)) return bad("a duration from 0.1 to 600 s");
+            if (!value || !femExperimentNumber(value, 0.1, 600, v)) return bad("a duration from 0.1 to 600 s");
             o.seconds = Real(v);
         } else if (a == "--dt") {
-            if (!value || !number(value, 1e-5, 0.1, v)) return bad("a step from 1e-5 to 0.1 s");
+            if (!value || !femExperimentNumber(value, 1e-5, 0.1, v)) return bad("a step from 1e-5 to 0.1 s");
             o.dt = Real(v);
         } else {
             std::fprintf(stderr, "sandbox experiment fem-extension: unknown argument \"%s\" "

@@ -12,7 +12,6 @@
 // e / I * sum V z (L - x). The finger's linear tets (4 cells through its thickness) are stiffer in
 // bending than the beam: docs/fem_pneunet.md gives the ratio and a finer mesh's.
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -116,14 +115,9 @@ double freeLayerTipPerPascal(const Model& m, int body) {
     return strainPerPascal * sum / I;
 }
 
-bool number(const char* text, double lo, double hi, double& v) {
-    char* end = nullptr;
-    errno = 0;
-    v = std::strtod(text, &end);
-    return end != text && *end == '\0' && errno == 0 && std::isfinite(v) && v >= lo && v <= hi;
-}
-
 }  // namespace
+
+bool femExperimentNumber(const char* text, double lo, double hi, double& v);   // fem_experiment.cpp
 
 int runPneunetExperiment(int argc, char** argv) {
     const char* me = "sandbox experiment fem-pneunet";
@@ -139,7 +133,7 @@ int runPneunetExperiment(int argc, char** argv) {
         } else if (a == "--scene" && value) {
             scene = value;
         } else if (a == "--seconds") {
-            if (!value || !number(value, 0.1, 60, v)) {
+            if (!value || !femExperimentNumber(value, 0.1, 60, v)) {
                 std::fprintf(stderr, "%s: --seconds needs a duration from 0.1 to 60 s\n", me);
                 return 2;
             }
@@ -149,7 +143,7 @@ int runPneunetExperiment(int argc, char** argv) {
             std::stringstream list(value);
             std::string item;
             while (std::getline(list, item, ',')) {
-                if (!number(item.c_str(), 0, 1e9, v)) {
+                if (!femExperimentNumber(item.c_str(), 0, 1e9, v)) {
                     std::fprintf(stderr, "%s: --pressures needs pascals from 0 to 1e9, comma-separated (\"%s\")\n", me,
                                  item.c_str());
                     return 2;

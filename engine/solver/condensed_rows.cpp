@@ -27,6 +27,23 @@ constexpr int kMaxTouchedDofs = 600;
 
 using SparseK = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
 
+// CHOLMOD's view of a compressed lower triangle (no copy): its values, or its pattern alone.
+cholmod_sparse cholmodLowerView(SparseK& a, bool pattern) {
+    cholmod_sparse v{};
+    v.nrow = v.ncol = (size_t)a.rows();
+    v.nzmax = (size_t)a.nonZeros();
+    v.p = a.outerIndexPtr();
+    v.i = a.innerIndexPtr();
+    v.x = pattern ? nullptr : a.valuePtr();
+    v.stype = -1;
+    v.itype = CHOLMOD_INT;
+    v.xtype = pattern ? CHOLMOD_PATTERN : CHOLMOD_REAL;
+    v.dtype = CHOLMOD_DOUBLE;
+    v.sorted = 1;
+    v.packed = 1;
+    return v;
+}
+
 double secondsSince(std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
@@ -133,21 +150,7 @@ struct CondensedRows::Impl {
         cholmod_free_dense(&solveE, &cholmod.c);
     }
     // K as CHOLMOD sees it: a header over the Eigen arrays (symmetric, lower triangle stored).
-    cholmod_sparse kView() {
-        cholmod_sparse a{};
-        a.nrow = a.ncol = (size_t)K.rows();
-        a.nzmax = (size_t)K.nonZeros();
-        a.p = K.outerIndexPtr();
-        a.i = K.innerIndexPtr();
-        a.x = K.valuePtr();
-        a.stype = -1;
-        a.itype = CHOLMOD_INT;
-        a.xtype = CHOLMOD_REAL;
-        a.dtype = CHOLMOD_DOUBLE;
-        a.sorted = 1;
-        a.packed = 1;
-        return a;
-    }
+    cholmod_sparse kView() { return cholmodLowerView(K, false); }
     // x = K^-1 rhs (rhs and x over K's DOFs); false if CHOLMOD failed (out of memory).
     bool solveK(const Eigen::VectorXd& rhs, Eigen::VectorXd& x) {
         cholmod_dense b{};
@@ -314,17 +317,7 @@ bool CondensedRows::prepare(const ConstraintRows& rows, const RowSystemView& v) 
         SparseK graph(count, count);
         graph.setFromTriplets(adjacency.begin(), adjacency.end());
         graph.makeCompressed();
-        cholmod_sparse g{};
-        g.nrow = g.ncol = (size_t)count;
-        g.nzmax = (size_t)graph.nonZeros();
-        g.p = graph.outerIndexPtr();
-        g.i = graph.innerIndexPtr();
-        g.stype = -1;
-        g.itype = CHOLMOD_INT;
-        g.xtype = CHOLMOD_PATTERN;
-        g.dtype = CHOLMOD_DOUBLE;
-        g.sorted = 1;
-        g.packed = 1;
+        cholmod_sparse g = cholmodLowerView(graph, true);
         std::vector<int> member(count), order(count);   // constraint set: 1 touched (last), 0 the others
         for (int q = 0; q < count; ++q) member[q] = isTouched[candidates[q]];
         if (!cholmod_camd(&g, nullptr, 0, member.data(), order.data(), &m.cholmod.c)) {
