@@ -57,7 +57,7 @@ struct World::Scratch {
     CcpScratch ccp;                       // [CCP] model's solvers
     FemContactScratch femContacts;        // the FEM contacts of the step (engine/fem/fem_contact.h)
     std::vector<Mat3> femRotation;        // (tets) polar rotations of the step's FEM rows (warm start)
-    FemPotentialCache femPotential;       // the energy guard's tet potentials at the last step's end
+    FemTetCache femTets;                 // each tet's SVD and potential at the last step's end (fem_tet_cache.h)
     RowCull cull;                         // contacts left out of the rows (engine/contact/row_culling.h)
     FeatureCache features;                // the narrow phase's candidates (WorldSettings::narrowReuse)
     std::vector<WarmImpulse> sleepWarm;   // sleeping islands' impulses, kept across the store
@@ -281,8 +281,8 @@ void World::substep(Real h) {
                     std::clamp(dragWarm_[k], -s.rows.maxImpulse[dragRow + k], s.rows.maxImpulse[dragRow + k]);
         buildContactRows(rowsIn, s.rows);
         femRow = s.rows.size();
-        femRowCount = buildFemRows(model_, state_, h, settings.solver.warmStart, s.rows, s.femRotation);
-        buildFemContactRows(model_, settings, state_, s.aabbs, h, s.femContacts, s.rows);
+        femRowCount = buildFemRows(model_, state_, h, settings.solver.warmStart, s.rows, s.femRotation, &s.femTets);
+        buildFemContactRows(model_, settings, state_, s.aabbs, h, s.femContacts, s.rows, cull ? &s.cull : nullptr);
         profile_.contactModel += secondsSince(t);
 
         // ---- solve ----
@@ -290,7 +290,10 @@ void World::substep(Real h) {
         if (modelType == ContactModelType::CCP) solveCcp(settings.solver, h, s.rows, bv, s.ccp, solveStats_);
         else solveNewton(settings.solver, h, s.rows, bv, s.newton, solveStats_);
         profile_.solve += secondsSince(t);
-        if (cull && !culledSolveStands(settings.solver, solveStats_, s.cull, potential_, *detect, bv, h)) {
+        if (cull && !(culledSolveStands(settings.solver, solveStats_, s.cull, potential_, *detect, bv, h) &&
+                      (s.femContacts.culled.empty() ||
+                       (solveStats_.residualFinal <= settings.solver.newtonTolerance &&
+                        femCulledContactsStayOpen(s.femContacts, model_, state_, bv, h))))) {
             cull = false;   // unconverged, or a left-out contact would have closed: again with every row
             ++cullResolves;
             --pass;
@@ -307,7 +310,7 @@ void World::substep(Real h) {
         }
         solveStats_.rows = s.rows.size();
         solveStats_.wakeResolves = wakeResolves;
-        solveStats_.culledContacts = cull ? (int)s.cull.culled.size() : 0;
+        solveStats_.culledContacts = cull ? (int)(s.cull.culled.size() + s.femContacts.culled.size()) : 0;
         solveStats_.cullResolves = cullResolves;
 
         if (pass >= redetectPasses || !widenDetection(narrow, pass == 0)) break;
@@ -327,7 +330,7 @@ void World::substep(Real h) {
     Real budget = 0, available = 0, startEnergy = 0;
     if (guardEnergy) {
         energy = stepEnergy(model_, state_, s.active.data(), bv, s.rows, femRow, kFemMaxRows * model_.femTetCount(),
-                            settings.gravity, h, &s.femPotential);
+                            settings.gravity, h, &s.femTets);
         const Real kinetic = kineticEnergy();
         startEnergy = kinetic + gravityPotential(model_, state_, settings.gravity) + energy.fem;
         budget = energyBudget(state_, startEnergy, energy.supplied);

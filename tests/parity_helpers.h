@@ -33,8 +33,12 @@ struct LibraryScene {
 };
 
 // The pipeline solves every row with the linear solver; the condensed FEM solve
-// (engine/solver/condensed_rows.h) is CPU-only, so a World compared with the pipeline turns it off.
-inline void solveAsPipeline(World& cpu) { cpu.settings.solver.condenseCompliantRows = false; }
+// (engine/solver/condensed_rows.h) and row culling (which leaves out FEM contacts too) are
+// CPU-only, so a World compared with the pipeline turns them off.
+inline void solveAsPipeline(World& cpu) {
+    cpu.settings.solver.condenseCompliantRows = false;
+    cpu.settings.solver.cullRows = false;
+}
 
 // A library scene (or a scene file) as its file gives it, but for the condensed FEM solve, which
 // the pipeline does not run (solveAsPipeline); fails the test if it does not load.

@@ -248,7 +248,7 @@ TEST_CASE("energy guard: the tets' potentials kept from the last step's end give
     bodies.unconstrained = bodies.velocity;
     state.femActivation.assign(state.femActivation.size(), Real(300));
     ConstraintRows rows;
-    FemPotentialCache cache;
+    FemTetCache cache;
     auto same = [](const StepEnergy& a, const StepEnergy& b) {
         CHECK(a.start == b.start);
         CHECK(a.rise == b.rise);

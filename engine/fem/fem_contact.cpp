@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "engine/collision/world_polytope.h"
+#include "engine/contact/row_culling.h"
 #include "engine/contact/standard_rows_hd.h"
 #include "engine/fem/fem_contact_hd.h"
 #include "engine/fem/fem_step.h"
@@ -106,7 +107,7 @@ public:
                 rec.node = n;
                 rec.mu = mu;
                 rec.key = femContactKey(n, shape, -1, c.featureB);
-                add(rec, nullptr, nullptr);
+                found.push_back(rec);
             }
         }
     }
@@ -163,7 +164,6 @@ public:
                 bestHit = hit;
             }
             if (best < 0) continue;
-            const auto& tri = model.femTris[best];
             FemContactRecord rec;
             rec.geometry = makePotentialContact(PairType::VertexFace, makeFeatureId(FeatureKind::Vertex, n),
                                                 makeFeatureId(FeatureKind::Face, best), p, bestHit.point,
@@ -174,8 +174,7 @@ public:
             rec.mu = mu;
             for (int k = 0; k < 3; ++k) rec.barycentric[k] = bestHit.w[k];
             rec.key = femContactKey(n, -1, best, 0);
-            const int triNodes[3] = {tri[0], tri[1], tri[2]};
-            add(rec, bestHit.w, triNodes);
+            found.push_back(rec);
         }
     }
 
@@ -191,6 +190,59 @@ public:
                                 scratch.restReach[n], rest[tri[0]], rest[tri[1]], rest[tri[2]], gap);
     }
 
+    // The found contacts' rows, in the order found, but those that cannot close within the step
+    // when `cull` (row_culling.h's predictor; they go to scratch.culled for the check after the solve).
+    void emit(const RowCull* cull) {
+        Real pushout = 0;
+        if (cull) {
+            Real deepest = 0;
+            for (const FemContactRecord& rec : found) deepest = std::fmax(deepest, -rec.geometry.gap);
+            pushout = std::fmax(cull->pushoutSpeed, std::fmin(settings.solver.maxPushoutSpeed,
+                                                              settings.solver.stabilization * deepest / h));
+        }
+        for (const FemContactRecord& rec : found) {
+            if (cull && rec.tri < 0 && femContactCannotClose(rec, pushout)) {
+                scratch.culled.push_back(rec);
+                continue;
+            }
+            if (rec.tri < 0) {
+                add(rec, nullptr, nullptr);
+            } else {
+                const auto& tri = model.femTris[rec.tri];
+                const int triNodes[3] = {tri[0], tri[1], tri[2]};
+                add(rec, rec.barycentric, triNodes);
+            }
+        }
+        found.clear();
+    }
+
+    // row_culling.h's bound S for a FEM contact: the node's speed against the rigid part's point
+    // (|v| + |w| |r|), or against the triangle's point (|v_n| + the fastest of its three nodes:
+    // |sum w_i v_i| <= max |v_i| with the weights summing to 1), plus h |g| and the pushout speed.
+    bool femContactCannotClose(const FemContactRecord& rec, Real pushout) const {
+        const PotentialContact& c = rec.geometry;
+        if (!(c.gap > kCullMargin)) return false;
+        const Vec3 vn = state.femVel[rec.node];
+        Real bound;
+        if (rec.tri < 0) {
+            const int b = c.bodyB;
+            Vec3 vb{0, 0, 0};
+            Real turn = 0;
+            if (b >= 0 && !model.isStatic(b)) {
+                vb = state.linVel[b];
+                turn = length(state.angVel[b]) * length(c.pointB - state.pos[b]);
+            }
+            bound = length(vn - vb) + turn;
+        } else {
+            Real fastest = 0;
+            for (int v : model.femTris[rec.tri]) fastest = std::fmax(fastest, length(state.femVel[v]));
+            bound = length(vn) + fastest;
+        }
+        bound += h * length(settings.gravity) + pushout;
+        return c.gap > h * bound + kCullMargin;
+    }
+
+    std::vector<FemContactRecord> found;   // this step's contacts before emit
     const Model& model;
     const WorldSettings& settings;
     const State& state;
@@ -268,8 +320,10 @@ void femNodeTriangles(const Model& model, std::vector<int>& start, std::vector<i
 }
 
 void buildFemContactRows(const Model& model, const WorldSettings& settings, const State& state,
-                         const std::vector<Aabb>& shapeBoxes, Real h, FemContactScratch& scratch, ConstraintRows& rows) {
+                         const std::vector<Aabb>& shapeBoxes, Real h, FemContactScratch& scratch, ConstraintRows& rows,
+                         const RowCull* cull) {
     scratch.contacts.clear();
+    scratch.culled.clear();
     if (model.femNodeCount() == 0) return;
     std::vector<uint8_t> onSurface(model.femNodeCount(), 0);
     for (const auto& tri : model.femTris)
@@ -301,6 +355,28 @@ void buildFemContactRows(const Model& model, const WorldSettings& settings, cons
                 }
                 builder.nodesAgainstTriangles(a, b);
             }
+    builder.emit(cull);
+}
+
+bool femCulledContactsStayOpen(const FemContactScratch& scratch, const Model& model, const State& state,
+                               const BodyVelocities& bodies, Real h) {
+    const int nb = model.bodyCount();
+    for (const FemContactRecord& rec : scratch.culled) {
+        const PotentialContact& c = rec.geometry;
+        Real jv = dot(c.normal, bodies.velocity[femNodeBodyIndex(nb, rec.node)].lin);   // J u+ of the normal row
+        if (rec.tri < 0) {
+            if (c.bodyB >= 0) {
+                const Spatial& u = bodies.velocity[c.bodyB];
+                jv -= dot(c.normal, u.lin + cross(u.ang, c.pointB - state.pos[c.bodyB]));
+            }
+        } else {
+            const auto& tri = model.femTris[rec.tri];
+            for (int k = 0; k < 3; ++k)
+                jv -= rec.barycentric[k] * dot(c.normal, bodies.velocity[femNodeBodyIndex(nb, tri[k])].lin);
+        }
+        if (!(c.gap / h + jv >= 0)) return false;
+    }
+    return true;
 }
 
 void storeFemContacts(const FemContactScratch& scratch, const ConstraintRows& rows, const BodyVelocities& bodies,

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "engine/collision/broad_phase.h"
+#include "engine/contact/row_culling.h"
 #include "engine/solver/newton.h"
 #include "engine/world.h"
 
@@ -45,6 +46,7 @@ struct FemContactRecord {
 
 struct FemContactScratch {
     std::vector<FemContactRecord> contacts;
+    std::vector<FemContactRecord> culled;                  // left out by row culling (no rows)
     std::vector<int> surfaceNodes;                         // nodes on some boundary triangle
     std::unordered_map<uint64_t, std::vector<int>> grid;   // triangle grid of one body
     std::vector<Real> restReach;                           // (nnode) l_n of self contact, or empty
@@ -57,8 +59,16 @@ struct FemContactScratch {
 
 // Appends the rows of every FEM contact of the step at state (shapeBoxes: the broad phase's
 // boxes, world frame, grown by the margin). Warm impulses from state.femContactWarm.
+// cull (optional): row culling (row_culling.h) of the FEM contacts too: those that cannot close
+// within the step by its predictor get no rows and go to scratch.culled, for
+// femCulledContactsStayOpen after the solve. cull->pushoutSpeed: the rigid contacts' v_push.
 void buildFemContactRows(const Model& model, const WorldSettings& settings, const State& state,
-                         const std::vector<Aabb>& shapeBoxes, Real h, FemContactScratch& scratch, ConstraintRows& rows);
+                         const std::vector<Aabb>& shapeBoxes, Real h, FemContactScratch& scratch, ConstraintRows& rows,
+                         const RowCull* cull = nullptr);
+
+// row_culling.h's check for the culled FEM contacts: g/h + J u+ >= 0 at the solved velocities.
+bool femCulledContactsStayOpen(const FemContactScratch& scratch, const Model& model, const State& state,
+                               const BodyVelocities& bodies, Real h);
 
 // l_n of self contact per node: the longest rest edge of the tets holding it (0 for a node in no tet).
 void femRestReach(const Model& model, std::vector<Real>& reach);

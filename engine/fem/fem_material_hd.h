@@ -165,12 +165,19 @@ CS_HD Real femShearStiffness(const FemMaterial& m, Vec3 s, Real activation, int 
 // activation: the internal pressure a of the header (Pa), 0 for none. rotation (optional):
 // receives U V^T, the rotation of F's polar decomposition (unique where F is invertible, whatever
 // the principal frame: fem_rows_hd.h's warm start turns with it).
+// svd (optional): svd3 of this F, when the caller has it (fem_tet_cache.h).
 CS_HD int femElementRows(const FemMaterial& m, const TetRest& r, Vec3 x0, Vec3 x1, Vec3 x2, Vec3 x3,
-                         FemRow rows[kFemMaxRows], Real activation = 0, Mat3* rotation = nullptr) {
-    const Mat3 F = deformationGradient(r, x0, x1, x2, x3);
+                         FemRow rows[kFemMaxRows], Real activation = 0, Mat3* rotation = nullptr,
+                         const TetSvd* svd = nullptr) {
     Mat3 U, V;
     Vec3 s;
-    svd3(F, U, s, V);
+    if (svd) {
+        U = svd->U;
+        V = svd->V;
+        s = svd->s;
+    } else {
+        svd3(deformationGradient(r, x0, x1, x2, x3), U, s, V);
+    }
     if (rotation) *rotation = U * transpose(V);
     // Floor of the rows' stiffnesses ([NSN] 9.2.2's projection to the positive cone): C1 = mu / 2;
     // the corotated material's are constant, 2 mu and 2 mu + 3 lambda, and never reach it.

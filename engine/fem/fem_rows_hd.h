@@ -47,11 +47,11 @@ struct FemTetStepRows {
 CS_HD Real femRowScale(const TetRest& r) { return cbrt(r.volume); }
 
 // Rows of one tet for a step of length h at the start positions x0..x3; activation in Pa
-// (fem_material_hd.h), damping = Rayleigh beta (s).
+// (fem_material_hd.h), damping = Rayleigh beta (s); svd (optional): svd3 of F at x0..x3.
 CS_HD void femTetStepRows(const FemMaterial& m, const TetRest& r, Vec3 x0, Vec3 x1, Vec3 x2, Vec3 x3,
-                          Real activation, Real damping, Real h, FemTetStepRows& out) {
+                          Real activation, Real damping, Real h, FemTetStepRows& out, const TetSvd* svd = nullptr) {
     FemRow rows[kFemMaxRows];
-    out.count = femElementRows(m, r, x0, x1, x2, x3, rows, activation, &out.rotation);
+    out.count = femElementRows(m, r, x0, x1, x2, x3, rows, activation, &out.rotation, svd);
     const Real L = femRowScale(r);
     for (int k = 0; k < out.count; ++k) {
         out.bias[k] = L * rows[k].value / (h + damping);

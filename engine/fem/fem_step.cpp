@@ -25,7 +25,7 @@ void appendFemNodes(const Model& model, const State& state, Vec3 gravity, Real h
 }
 
 int buildFemRows(const Model& model, const State& state, Real h, bool warm, ConstraintRows& rows,
-                 std::vector<Mat3>& tetRotation) {
+                 std::vector<Mat3>& tetRotation, const FemTetCache* cache) {
     const int first = rows.size();
     const int nb = model.bodyCount();
     const int tetWarm = kFemWarmPerTet * model.femTetCount();
@@ -35,9 +35,11 @@ int buildFemRows(const Model& model, const State& state, Real h, bool warm, Cons
         const auto& tet = model.femTets[t];
         const FemBodyInfo& body = model.femBodies[model.femTetBody[t]];
         const Real activation = model.femTetActivation[t] * state.femActivation[model.femTetBody[t]];
+        const Vec3 x[4] = {state.femPos[tet[0]], state.femPos[tet[1]], state.femPos[tet[2]], state.femPos[tet[3]]};
+        const FemTetCache::Tet* kept = cache ? cache->at(t, x, model.femTetRest[t]) : nullptr;
         FemTetStepRows r;
-        femTetStepRows(body.material, model.femTetRest[t], state.femPos[tet[0]], state.femPos[tet[1]],
-                       state.femPos[tet[2]], state.femPos[tet[3]], activation, body.damping, h, r);
+        femTetStepRows(body.material, model.femTetRest[t], x[0], x[1], x[2], x[3], activation, body.damping, h, r,
+                       kept ? &kept->svd : nullptr);
         int bodies[4];
         for (int j = 0; j < 4; ++j) bodies[j] = femNodeBodyIndex(nb, tet[j]);
         tetRotation[t] = r.rotation;

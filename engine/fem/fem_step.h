@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "engine/fem/fem_tet_cache.h"
 #include "engine/model.h"
 #include "engine/solver/constraint_rows.h"
 #include "engine/solver/newton.h"
@@ -22,9 +23,10 @@ void appendFemNodes(const Model& model, const State& state, Vec3 gravity, Real h
 // Rows of every tet (fem_rows_hd.h; kFemMaxRows each), then three per attachment; warm impulses
 // from state.femWarm when `warm` and its size matches (each tet's by femTetWarmImpulses, the
 // attachments' as they were). tetRotation receives each tet's polar rotation for storeFemWarm.
-// Returns the number of rows appended.
+// cache (optional): the SVDs of the last step's end positions (fem_tet_cache.h). Returns the
+// number of rows appended.
 int buildFemRows(const Model& model, const State& state, Real h, bool warm, ConstraintRows& rows,
-                 std::vector<Mat3>& tetRotation);
+                 std::vector<Mat3>& tetRotation, const FemTetCache* cache = nullptr);
 
 // After the solve: state.femWarm from the `count` FEM rows at `first` (buildFemRows' return),
 // each tet's node impulses in its polar frame (femTetWarmStore, kFemWarmPerTet numbers), then the

@@ -128,6 +128,12 @@ CS_HD void svd3(const Mat3& F, Mat3& U, Vec3& s, Mat3& V) {
     s[2] = dot(u2, F * column(V, 2));   // negative when F is inverted
 }
 
+// svd3's result, kept per tet (FemTetCache, fem_tet_cache.h).
+struct TetSvd {
+    Mat3 U, V;
+    Vec3 s;
+};
+
 // The rotation of the polar decomposition F = R S (R = U V^T of svd3, a proper rotation).
 CS_HD Mat3 polarRotation(const Mat3& F) {
     Mat3 U, V;

@@ -13,27 +13,16 @@ namespace cs {
 
 namespace {
 
-// Bitwise equality: the same bits in give the same potential out. For types made of Reals only
-// (no padding bytes to compare).
-static_assert(sizeof(Vec3) == 3 * sizeof(Real) && sizeof(TetRest) == 10 * sizeof(Real));
-template <class T>
-bool sameBits(const T& a, const T& b) {
-    return std::memcmp(&a, &b, sizeof(T)) == 0;
-}
-
-bool sameInputs(const FemPotentialCache::Tet& c, const Vec3 x[4], const TetRest& rest, const FemMaterial& m,
-                Real activation) {
-    for (int j = 0; j < 4; ++j)
-        if (!sameBits(c.x[j], x[j])) return false;
-    return sameBits(c.rest, rest) && c.material.type == m.type && sameBits(c.material.mu, m.mu) &&
-           sameBits(c.material.lambda, m.lambda) && sameBits(c.activation, activation);
+bool sameMaterial(const FemMaterial& a, const FemMaterial& b) {
+    return a.type == b.type && std::memcmp(&a.mu, &b.mu, sizeof(Real)) == 0 &&
+           std::memcmp(&a.lambda, &b.lambda, sizeof(Real)) == 0;
 }
 
 }  // namespace
 
 StepEnergy stepEnergy(const Model& model, const State& state, const uint8_t* active, const BodyVelocities& bodies,
                       const ConstraintRows& rows, int femTetRow, int femTetRows, Vec3 gravity, Real h,
-                      FemPotentialCache* cache) {
+                      FemTetCache* cache) {
     StepEnergy e;
     const int nb = model.bodyCount();
     Vec3 sum{0, 0, 0};   // T(u-), T(u+) - T(u-), G
@@ -62,17 +51,20 @@ StepEnergy stepEnergy(const Model& model, const State& state, const uint8_t* act
             continue;
         }
         // tetStepEnergy's terms, the start V looked up where the inputs are the last end's.
-        FemPotentialCache::Tet& c = cache->tets[t];
-        const Real start = sameInputs(c, x, rest, material, activation)
-                               ? c.potential
+        const FemTetCache::Tet* kept = cache->at(t, x, rest);
+        const Real start = kept && sameMaterial(kept->material, material) &&
+                                   std::memcmp(&kept->activation, &activation, sizeof(Real)) == 0
+                               ? kept->potential
                                : tetPotentialEnergy(material, rest, deformationGradient(rest, x[0], x[1], x[2], x[3]),
                                                     activation);
+        FemTetCache::Tet& c = cache->tets[t];
         for (int j = 0; j < 4; ++j) c.x[j] = x[j] + h * v[j];
-        c.potential = tetPotentialEnergy(material, rest, deformationGradient(rest, c.x[0], c.x[1], c.x[2], c.x[3]),
-                                         activation);
+        svd3(deformationGradient(rest, c.x[0], c.x[1], c.x[2], c.x[3]), c.svd.U, c.svd.s, c.svd.V);
+        c.potential = tetPotentialFromStretches(material, rest, c.svd.s, activation);
         c.rest = rest;
         c.material = material;
         c.activation = activation;
+        c.valid = true;
         fem += Vec3{start, c.potential - start, start < 0 ? -start : start};
     }
     Real r = 0, bilateralWork = 0, contactWork = 0, tetWork = 0;

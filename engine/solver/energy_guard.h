@@ -87,6 +87,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/fem/fem_tet_cache.h"
 #include "engine/model.h"
 #include "engine/solver/constraint_rows.h"
 #include "engine/solver/energy_guard_hd.h"
@@ -113,30 +114,13 @@ struct StepEnergy {
     bool explained() const { return !(rise > allowed()); }
 };
 
-// Each tet's potential V at the end positions x + h v+ of the last stepEnergy, with what it was
-// computed from. The next step starts from those positions whenever nothing moved the nodes in
-// between (the integration is x += h v+, the same expression), so its start V is a lookup: one
-// SVD per tet per step instead of two (they were 13 % of pneunet_finger's step). A tet whose
-// inputs differ in any bit (a rolled-back step, a moved node, a new pressure, an edited material
-// or rest shape) is computed afresh, so the result is bitwise the same as without the cache.
-struct FemPotentialCache {
-    struct Tet {
-        Vec3 x[4];
-        TetRest rest;
-        FemMaterial material;
-        Real activation = 0;
-        Real potential = 0;
-    };
-    std::vector<Tet> tets;   // (tets)
-};
-
 // The step from `state` (the start) to bodies.velocity (u+) with rows' impulses: T over the
 // dynamic bodies with active[b] and the unpinned FEM nodes, V over the tets, R over the rows but
 // the FEM tets' rows [femTetRow, femTetRow + femTetRows) (whose energy is V's). cache (optional):
 // the tets' end potentials, read for the start and written for the next step.
 StepEnergy stepEnergy(const Model& model, const State& state, const uint8_t* active, const BodyVelocities& bodies,
                       const ConstraintRows& rows, int femTetRow, int femTetRows, Vec3 gravity, Real h,
-                      FemPotentialCache* cache = nullptr);
+                      FemTetCache* cache = nullptr);
 
 // V_g = -sum m g.x over the dynamic bodies and unpinned FEM nodes (J).
 Real gravityPotential(const Model& model, const State& state, Vec3 gravity);

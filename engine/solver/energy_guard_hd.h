@@ -75,14 +75,19 @@ CS_HD Vec3 nodeStepEnergy(Real invMass, Vec3 v, Vec3 vEnd, Vec3 g, Real h) {
 // fem_material_hd.h's stretch derivatives take as -a (J - 1) (stable neo-Hookean) and
 // -a sum_i (s_i - 1) (corotated linear), a the internal pressure (Pa). Within a step a is fixed,
 // so the rows' elastic and pressure forces are this V's gradient.
+// From the principal stretches s of svd3.
+CS_HD Real tetPotentialFromStretches(const FemMaterial& m, const TetRest& r, Vec3 s, Real activation) {
+    const Real work = m.type == FemMaterialType::CorotatedLinear ? (s.x - 1) + (s.y - 1) + (s.z - 1) : s.x * s.y * s.z - 1;
+    return r.volume * (femStretchEnergyDensity(m, s) - femStretchEnergyDensity(m, Vec3{1, 1, 1}) - activation * work);
+}
+
+// The same at F. One SVD for both terms: the guard runs this twice per element per step, and with
+// an SVD inside femEnergyDensity too its SVDs were 23 % of pneunet_finger's step (perf).
 CS_HD Real tetPotentialEnergy(const FemMaterial& m, const TetRest& r, const Mat3& F, Real activation) {
     Mat3 U, V;
     Vec3 s;
     svd3(F, U, s, V);
-    const Real work = m.type == FemMaterialType::CorotatedLinear ? (s.x - 1) + (s.y - 1) + (s.z - 1) : s.x * s.y * s.z - 1;
-    // One SVD for both terms: the guard runs this twice per element per step, and with an SVD inside
-    // femEnergyDensity too its SVDs were 23 % of pneunet_finger's step (perf).
-    return r.volume * (femStretchEnergyDensity(m, s) - femStretchEnergyDensity(m, Vec3{1, 1, 1}) - activation * work);
+    return tetPotentialFromStretches(m, r, s, activation);
 }
 
 // One tet's share: x: V at the start positions, y: V at the end (x + h v+) less V at the start,
