@@ -36,6 +36,8 @@
 //                              Values, right-hand sides, solutions and the status (1: factored,
 //                              0: not positive definite) are in the executor's memory, as
 //                              always; the factorizations compute in double whatever Real is.
+//                              They run outside record(): on CUDA, analyse and the sparse
+//                              factor's zero-pivot check wait for the device.
 //                              tests/test_factor_verb.cpp checks both sides against a dense solve.
 //
 // Functors are lambdas marked CS_LAMBDA, capturing plain pointers and views by value (never
