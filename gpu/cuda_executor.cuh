@@ -6,6 +6,7 @@
 //                      block order: the order depends on the count only, so the result is the
 //                      same bits run after run (no float atomics); not the host's bits
 //   scan, sorts        cub (DeviceScan, DeviceRadixSort; the radix sort is stable)
+//   SparseCholesky, DenseCholesky   cuSOLVER (cuda_factor.cuh)
 //   record             captures the step once per signature into a CUDA graph and replays it;
 //                      cub's scratch must not move inside a capture: a capture that needed more
 //                      is dropped, the step runs eagerly (which grows the scratch), and the next
@@ -22,6 +23,9 @@
 #include "gpu/cuda_util.cuh"
 
 namespace cs::gpu {
+
+class CudaSparseCholesky;   // cuda_factor.cuh (included at the end)
+class CudaDenseCholesky;
 
 constexpr int kForEachBlock = 128;
 constexpr int kReduceBlocks = 128;
@@ -83,6 +87,8 @@ public:
     template <class T>
     using Buffer = DeviceBuffer<T>;
     static constexpr bool kHasAtomicScatter = true;
+    using SparseCholesky = CudaSparseCholesky;   // cuSOLVER csrchol (cuda_factor.cuh)
+    using DenseCholesky = CudaDenseCholesky;     // cuSOLVER potrf / potrs
 
     CudaExecutor() {
         CS_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
@@ -230,3 +236,5 @@ private:
 };
 
 }  // namespace cs::gpu
+
+#include "gpu/cuda_factor.cuh"

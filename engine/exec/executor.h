@@ -24,6 +24,21 @@
 //                              remaining iterations are all gated off can end early (host); the
 //                              device answers false and records every iteration (gated kernels
 //                              return at once).
+//   Exec::SparseCholesky       a sparse SPD factorization, A = L L^T in A's own numbering:
+//                              analyse(ex, n, colStart, rowIndex, why) once per pattern (the lower
+//                              triangle compressed by columns, host arrays, sparse_pattern.h;
+//                              fillReducingOrder numbers it), factor(ex, values, status) per new
+//                              values, solve(ex, rhs, x, nrhs), inverseTrailing(ex, first, out)
+//                              (A^-1 over the unknowns numbered from first on, dense).
+//                              Host: CHOLMOD supernodal (host_factor.h); CUDA: cuSOLVER csrchol.
+//   Exec::DenseCholesky        a small dense SPD factorization: factor(ex, n, a, status),
+//                              solve(ex, b, x, nrhs). Host: Eigen LLT; CUDA: cuSOLVER potrf/potrs.
+//                              Values, right-hand sides, solutions and the status (1: factored,
+//                              0: not positive definite) are in the executor's memory, as
+//                              always; the factorizations compute in double whatever Real is.
+//                              They run outside record(): on CUDA, analyse and the sparse
+//                              factor's zero-pivot check wait for the device.
+//                              tests/test_factor_verb.cpp checks both sides against a dense solve.
 //
 // Functors are lambdas marked CS_LAMBDA, capturing plain pointers and views by value (never
 // `this` or a host object), so the same lambda runs in a CUDA kernel.

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "engine/exec/executor.h"
+#include "engine/exec/host_factor.h"
 
 namespace cs {
 
@@ -47,6 +48,8 @@ public:
     using Buffer = HostBuffer<T>;
     static constexpr bool kHasAtomicScatter = false;   // the scatter is always the sorted, deterministic one
     static constexpr int kHostParallel = 4096;
+    using SparseCholesky = HostSparseCholesky;   // CHOLMOD (host_factor.h)
+    using DenseCholesky = HostDenseCholesky;     // Eigen LLT
 
     template <class F>
     void forEach(int n, const int* count, const int* gate, const F& f) {

@@ -1,16 +1,12 @@
 // The compliant rows condensed into a sparse node-space factor (condensed_rows.h).
 #include "engine/solver/condensed_rows.h"
 
-#include <cholmod.h>
-#include <dlfcn.h>
-
 #include <Eigen/Dense>
 #include <Eigen/SparseCore>
 #include <algorithm>
 #include <chrono>
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
+
+#include "engine/exec/host_executor.h"
 
 namespace cs {
 
@@ -26,23 +22,6 @@ constexpr int kMaxDenseHardRows = 600;
 constexpr int kMaxTouchedDofs = 600;
 
 using SparseK = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
-
-// CHOLMOD's view of a compressed lower triangle (no copy): its values, or its pattern alone.
-cholmod_sparse cholmodLowerView(SparseK& a, bool pattern) {
-    cholmod_sparse v{};
-    v.nrow = v.ncol = (size_t)a.rows();
-    v.nzmax = (size_t)a.nonZeros();
-    v.p = a.outerIndexPtr();
-    v.i = a.innerIndexPtr();
-    v.x = pattern ? nullptr : a.valuePtr();
-    v.stype = -1;
-    v.itype = CHOLMOD_INT;
-    v.xtype = pattern ? CHOLMOD_PATTERN : CHOLMOD_REAL;
-    v.dtype = CHOLMOD_DOUBLE;
-    v.sorted = 1;
-    v.packed = 1;
-    return v;
-}
 
 double secondsSince(std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
@@ -78,54 +57,7 @@ const Spatial* invMassColumn(const RowSystemView& v, int i, int slot) {
     }
 }
 
-// CHOLMOD 3 (Debian 12) runs parts of its supernodal factorization on 4 OpenMP threads whatever
-// the caller asks (num_threads(CHOLMOD_OMP_NUM_THREADS) in the library): measured on
-// pneunet_finger's K, 17-21 ms of process CPU per factorization against 3.6-3.9 ms serial. The
-// target is one core, so the calls into CHOLMOD run with nested parallelism off (max active levels
-// 0 makes every parallel region in them run on the calling thread; the setting is the calling
-// thread's and is restored after).
-class SerialOpenMp {
-public:
-#if defined(_OPENMP)
-    SerialOpenMp() : saved_(omp_get_max_active_levels()) { omp_set_max_active_levels(0); }
-    ~SerialOpenMp() { omp_set_max_active_levels(saved_); }
-
-private:
-    int saved_;
-#endif
-};
-
-// The supernodal factorization's dense kernels are the BLAS (install-deps.sh installs OpenBLAS's
-// serial build). A threaded OpenBLAS, where installed instead, is set to one thread: the target
-// is one core. Looked up at run time, since which BLAS libblas.so.3 is is the system's choice.
-void singleThreadedBlas() {
-    static const bool done = [] {
-        using SetThreads = void (*)(int);
-        if (auto set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) set(1);
-        return true;
-    }();
-    (void)done;
-}
-
 }  // namespace
-
-// CHOLMOD's workspace and settings: started and finished with the Impl that owns it.
-struct CholmodCommon {
-    cholmod_common c;
-    CholmodCommon() {
-        cholmod_start(&c);
-        c.print = 0;   // a failed factorization is reported by prepare's return value
-        // K is numbered in its elimination order already (below): keep it, no postorder, which
-        // keeps the touched nodes last; supernodal always (one way to read the trailing block).
-        c.nmethods = 1;
-        c.method[0].ordering = CHOLMOD_NATURAL;
-        c.postorder = 0;
-        c.supernodal = CHOLMOD_SUPERNODAL;
-    }
-    ~CholmodCommon() { cholmod_finish(&c); }
-    CholmodCommon(const CholmodCommon&) = delete;
-    CholmodCommon& operator=(const CholmodCommon&) = delete;
-};
 
 struct CondensedRows::Impl {
     // ---- K's structure: rebuilt when the soft rows' bodies change (a new model, a drag) ----
@@ -136,34 +68,18 @@ struct CondensedRows::Impl {
     std::vector<int> nodeColumnLength;   // (K nodes) entries in each of the node's three columns
     std::vector<int> diagSlot;       // (K nodes) value index of the diagonal block's (0, 0)
     SparseK K;                       // lower triangle, in the elimination order (nodeBody)
-    CholmodCommon cholmod;
-    cholmod_factor* factor = nullptr;   // supernodal L L^T of K, its pattern analysed once per structure
-    cholmod_dense* solveX = nullptr;    // cholmod_solve2's result and workspaces, reused
-    cholmod_dense* solveY = nullptr;
-    cholmod_dense* solveE = nullptr;
+    // The factorization verbs (engine/exec/executor.h) on the host: CHOLMOD's supernodal L L^T of
+    // K, its pattern analysed once per structure, in K's numbering (the touched nodes last); and
+    // the dense Cholesky of the hard system and of its linear rows.
+    HostExecutor exec;
+    HostSparseCholesky factorK;
+    bool analysed = false;
     long long factorNonZeros = 0;
 
-    ~Impl() {
-        cholmod_free_factor(&factor, &cholmod.c);
-        cholmod_free_dense(&solveX, &cholmod.c);
-        cholmod_free_dense(&solveY, &cholmod.c);
-        cholmod_free_dense(&solveE, &cholmod.c);
-    }
-    // K as CHOLMOD sees it: a header over the Eigen arrays (symmetric, lower triangle stored).
-    cholmod_sparse kView() { return cholmodLowerView(K, false); }
-    // x = K^-1 rhs (rhs and x over K's DOFs); false if CHOLMOD failed (out of memory).
-    bool solveK(const Eigen::VectorXd& rhs, Eigen::VectorXd& x) {
-        cholmod_dense b{};
-        b.nrow = b.d = b.nzmax = (size_t)rhs.size();
-        b.ncol = 1;
-        b.x = const_cast<double*>(rhs.data());
-        b.xtype = CHOLMOD_REAL;
-        b.dtype = CHOLMOD_DOUBLE;
-        SerialOpenMp serial;
-        if (!cholmod_solve2(CHOLMOD_A, factor, &b, nullptr, &solveX, nullptr, &solveY, &solveE, &cholmod.c))
-            return false;
-        x = Eigen::Map<const Eigen::VectorXd>(static_cast<const double*>(solveX->x), rhs.size());
-        return true;
+    // x = K^-1 rhs (rhs and x over K's DOFs).
+    void solveK(const Eigen::VectorXd& rhs, Eigen::VectorXd& x) {
+        x.resize(rhs.size());
+        factorK.solve(exec, rhs.data(), x.data(), 1);
     }
 
     // ---- per step ----
@@ -172,7 +88,7 @@ struct CondensedRows::Impl {
     std::vector<double> invD;            // (rows) 1 / D_i on soft rows
     std::vector<int> touchedDof;         // (K nodes) first column in X, or -1
     std::vector<int> touchedNodes;
-    Eigen::MatrixXd Ltt, Xtt;            // the factor's trailing block, and K^-1 over the touched DOFs
+    Eigen::MatrixXd Xtt;                 // K^-1 over the touched DOFs
     Eigen::MatrixXd G;                   // J_H K~^-1 J_H^T (hard x hard)
     Eigen::MatrixXd B, Bt;               // X_TT U and its transpose, U the hard rows' Jacobians on the touched DOFs
     std::vector<std::vector<std::pair<int, int>>> bodyEntries;   // (bodies) (hard index, slot) on non-K bodies
@@ -181,7 +97,8 @@ struct CondensedRows::Impl {
     std::vector<int> linearIndex;
     Eigen::VectorXd f, y, za, zb, fa, fb, rhsH, lambdaH, a, bStep, rhsL;
     Eigen::MatrixXd A, All;
-    Eigen::LLT<Eigen::MatrixXd> llt, lltLinear;
+    HostDenseCholesky llt, lltLinear;
+    Eigen::VectorXd solutionL;
 };
 
 CondensedRows::CondensedRows() : impl_(std::make_unique<Impl>()) {}
@@ -317,10 +234,10 @@ bool CondensedRows::prepare(const ConstraintRows& rows, const RowSystemView& v) 
         SparseK graph(count, count);
         graph.setFromTriplets(adjacency.begin(), adjacency.end());
         graph.makeCompressed();
-        cholmod_sparse g = cholmodLowerView(graph, true);
         std::vector<int> member(count), order(count);   // constraint set: 1 touched (last), 0 the others
         for (int q = 0; q < count; ++q) member[q] = isTouched[candidates[q]];
-        if (!cholmod_camd(&g, nullptr, 0, member.data(), order.data(), &m.cholmod.c)) {
+        if (!fillReducingOrder(count, graph.outerIndexPtr(), graph.innerIndexPtr(), member.data(), order.data(),
+                               nullptr)) {
             m.signature.clear();   // no order: the next prepare starts the structure again
             return false;
         }
@@ -367,7 +284,7 @@ bool CondensedRows::prepare(const ConstraintRows& rows, const RowSystemView& v) 
             const int rank = int(std::lower_bound(col.begin(), col.end(), p) - col.begin());
             m.runSlot[16 * r + 4 * c1 + c2] = outer[3 * q] + 3 * rank;
         });
-        cholmod_free_factor(&m.factor, &m.cholmod.c);
+        m.analysed = false;   // a new pattern: analysed again below
     }
     const int nodes = (int)m.nodeBody.size();
     const int dofs = 3 * nodes;
@@ -409,18 +326,15 @@ bool CondensedRows::prepare(const ConstraintRows& rows, const RowSystemView& v) 
                     for (int rr = 0; rr < 3; ++rr) val[slot + cc * len + rr] += local[3 * c1 + rr][3 * c2 + cc];
             }
     }
-    {
-        singleThreadedBlas();
-        SerialOpenMp serial;
-        cholmod_sparse k = m.kView();
-        if (!m.factor) {
-            m.factor = cholmod_analyze(&k, &m.cholmod.c);
-            if (!m.factor) return false;
-            m.factorNonZeros = (long long)m.cholmod.c.lnz;
-        }
-        // Fails (status NOT_POSDEF) only if K lost definiteness in floating point.
-        if (!cholmod_factorize(&k, m.factor, &m.cholmod.c) || m.cholmod.c.status != CHOLMOD_OK) return false;
+    if (!m.analysed) {
+        if (!m.factorK.analyse(m.exec, dofs, m.K.outerIndexPtr(), m.K.innerIndexPtr(), nullptr)) return false;
+        m.analysed = true;
+        m.factorNonZeros = m.factorK.factorNonZeros();
     }
+    // Fails only if K lost definiteness in floating point.
+    int factored = 0;
+    m.factorK.factor(m.exec, m.K.valuePtr(), &factored);
+    if (!factored) return false;
     stats_.factorSeconds = secondsSince(t0);
     stats_.softRows = (int)m.soft.size();
     stats_.hardRows = nh;
@@ -431,34 +345,15 @@ bool CondensedRows::prepare(const ConstraintRows& rows, const RowSystemView& v) 
     t0 = std::chrono::steady_clock::now();
     // The touched nodes are K's last: with K = L L^T in that order, the trailing block of the
     // factor is their Schur complement S = L_TT L_TT^T, and K^-1 over them is S^-1 =
-    // L_TT^-T L_TT^-1 (dense, 3 x touched square): no solve over the whole factor per DOF.
+    // L_TT^-T L_TT^-1 (dense, 3 x touched square): no solve over the whole factor per DOF
+    // (the verb's inverseTrailing).
     const int first = nodes - touched, nt = 3 * touched, f0 = 3 * first;
     m.touchedDof.assign(nodes, -1);
     for (int q = first; q < nodes; ++q) m.touchedDof[q] = 3 * (q - first);
     stats_.touchedDofs = nt;
     if (nt > 0) {
-        // Supernode s holds columns super[s] .. super[s+1]-1 as a dense column-major block of
-        // pi[s+1] - pi[s] rows (their indices at Ls + pi[s]) starting at Lx + px[s]; a column
-        // past f0 has rows past f0 only (lower triangle).
-        const cholmod_factor& L = *m.factor;
-        const int* super = static_cast<const int*>(L.super);
-        const int* pi = static_cast<const int*>(L.pi);
-        const int* px = static_cast<const int*>(L.px);
-        const int* ls = static_cast<const int*>(L.s);
-        const double* lx = static_cast<const double*>(L.x);
-        m.Ltt.setZero(nt, nt);
-        for (size_t sn = 0; sn < L.nsuper; ++sn) {
-            const int k1 = super[sn], k2 = super[sn + 1], rows = pi[sn + 1] - pi[sn];
-            if (k2 <= f0) continue;
-            for (int col = std::max(k1, f0); col < k2; ++col) {
-                const int j = col - k1;   // within the supernode; its diagonal is at row j
-                for (int r = j; r < rows; ++r) m.Ltt(ls[pi[sn] + r] - f0, col - f0) = lx[px[sn] + r + (size_t)j * rows];
-            }
-        }
-        m.Xtt.setIdentity(nt, nt);
-        m.Ltt.triangularView<Eigen::Lower>().solveInPlace(m.Xtt);   // L_TT^-1
-        m.Ltt.noalias() = m.Xtt.transpose() * m.Xtt.triangularView<Eigen::Lower>();   // L^-T L^-1
-        m.Xtt.swap(m.Ltt);
+        m.Xtt.resize(nt, nt);
+        m.factorK.inverseTrailing(m.exec, f0, m.Xtt.data());
     } else {
         m.Xtt.resize(0, 0);
     }
@@ -551,7 +446,7 @@ bool CondensedRows::solve(const RowSystemView& v, const Real* compliance, const 
             for (int k = 0; k < 3; ++k) m.f[q + k] += double(jac[c]->lin[k]) * s;
         }
     }
-    if (!m.solveK(m.f, m.y)) return false;
+    m.solveK(m.f, m.y);
     // 2. (G + D_H) dlambda_H = r_H - J_H y
     m.za.setZero(dofs);
     m.zb.setZero(dofs);
@@ -560,9 +455,11 @@ bool CondensedRows::solve(const RowSystemView& v, const Real* compliance, const 
         for (int j = 0; j < nh; ++j) m.rhsH[j] = double(b[m.hard[j]]) - gatherK(m.hard[j], m.y);
         m.A = m.G;
         for (int j = 0; j < nh; ++j) m.A(j, j) += double(compliance[m.hard[j]]);
-        m.llt.compute(m.A);
-        if (m.llt.info() != Eigen::Success) return false;
-        m.lambdaH = m.llt.solve(m.rhsH);
+        int factored = 0;
+        m.llt.factor(m.exec, nh, m.A.data(), &factored);
+        if (!factored) return false;
+        m.lambdaH.resize(nh);
+        m.llt.solve(m.exec, m.rhsH.data(), m.lambdaH.data(), 1);
         // The damped step: the non-smooth hard rows (contacts, force-limited rows) move by
         // t dlambda; the linear ones (attachments, joints) take the values that solve their own
         // equations given that, a + t b: a = A_LL^-1 rhs_L, b = dlambda_L - a. So, as for S, only
@@ -584,9 +481,11 @@ bool CondensedRows::solve(const RowSystemView& v, const Real* compliance, const 
                 m.rhsL[p] = m.rhsH[m.linearIndex[p]];
                 for (int q = 0; q < linear; ++q) m.All(p, q) = m.A(m.linearIndex[p], m.linearIndex[q]);
             }
-            m.lltLinear.compute(m.All);
-            if (m.lltLinear.info() != Eigen::Success) return false;
-            m.rhsL = m.lltLinear.solve(m.rhsL);
+            m.lltLinear.factor(m.exec, linear, m.All.data(), &factored);
+            if (!factored) return false;
+            m.solutionL.resize(linear);
+            m.lltLinear.solve(m.exec, m.rhsL.data(), m.solutionL.data(), 1);
+            m.rhsL.swap(m.solutionL);
             for (int p = 0; p < linear; ++p) {
                 const int j = m.linearIndex[p];
                 m.a[j] = m.rhsL[p];
@@ -610,8 +509,8 @@ bool CondensedRows::solve(const RowSystemView& v, const Real* compliance, const 
                     }
                 }
             }
-            if (m.a.squaredNorm() > 0 && !m.solveK(m.fa, m.za)) return false;
-            if (m.bStep.squaredNorm() > 0 && !m.solveK(m.fb, m.zb)) return false;
+            if (m.a.squaredNorm() > 0) m.solveK(m.fa, m.za);
+            if (m.bStep.squaredNorm() > 0) m.solveK(m.fb, m.zb);
         }
         for (int j = 0; j < nh; ++j) {
             fixed[m.hard[j]] = Real(m.a[j]);
