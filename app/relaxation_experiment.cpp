@@ -127,7 +127,7 @@ int knobFor(double target, double k1, double t1, double k2, double t2, int cap) 
 int runRelaxationExperiment(int argc, char** argv) {
     const char* me = "sandbox experiment relaxation";
     std::string out = "docs";
-    double seconds = 3;
+    double seconds = 2;
     for (int i = 3; i < argc; ++i) {
         const std::string a = argv[i];
         const char* value = i + 1 < argc ? argv[i + 1] : nullptr;
