@@ -50,7 +50,8 @@ void printUsage(std::FILE* out) {
         "       sandbox list                 the scene library with one-line descriptions\n"
         "       sandbox run SCENE [options]  headless run, summary or JSON at the end\n"
         "run options:\n"
-        "  --method newton|soft (standard model: the non-smooth Newton method, or Box2D v3's soft step)\n"
+        "  --method newton|pgs|soft (standard model: the non-smooth Newton method, sequential impulses, or Box2D v3's soft step)\n"
+        "  --pgs-iters N (sequential impulses' velocity and split-impulse sweeps per step; scene block \"pgs\")\n"
         "  --soft-substeps N  --soft-hertz F (the soft step's substeps and contact frequency; scene block \"soft\")\n"
         "  --contact standard|peg|plus|compliant|ccp   --solver jacobi|gs|pcg|pcr   --ncp fb|min\n"
         "  --ccp-solver pj|pgs|apgd|newton (ccp model; newton uses --solver)  --ccp-iters N\n"
@@ -99,7 +100,7 @@ bool parseRunOptions(int argc, char** argv, int first, RunOptions& o, std::strin
         } else if (i + 1 < argc) {
             v = argv[++i];
         } else {
-            static const char* known[] = {"--method", "--soft-substeps", "--soft-hertz", "--contact", "--solver", "--ncp", "--dt", "--steps", "--seconds",
+            static const char* known[] = {"--method", "--pgs-iters", "--soft-substeps", "--soft-hertz", "--contact", "--solver", "--ncp", "--dt", "--steps", "--seconds",
                                           "--newton", "--iters", "--seed", "--substeps", "--trace",
                                           "--state-out", "--threads", "--backend", "--overlap-every",
                                           "--grip-force", "--cull-rows", "--condense", "--keep-best", "--forcing", "--step-cut",
@@ -114,8 +115,12 @@ bool parseRunOptions(int argc, char** argv, int first, RunOptions& o, std::strin
         long long n;
         if (a == "--method") {
             SolveMethod m;
-            if (!parseSolveMethodName(v, m)) return bad("newton or soft");
+            if (!parseSolveMethodName(v, m)) return bad("newton, pgs or soft");
             o.method = m;
+        } else if (a == "--pgs-iters") {
+            if (!parseInt(v, n) || n < 1 || n > SceneLimits::iters)
+                return bad("a positive integer, at most " + std::to_string(SceneLimits::iters));
+            o.pgsIters = int(n);
         } else if (a == "--soft-substeps") {
             if (!parseInt(v, n) || n < 1 || n > SceneLimits::substeps)
                 return bad("a positive integer, at most " + std::to_string(SceneLimits::substeps));
@@ -238,6 +243,7 @@ bool parseRunOptions(int argc, char** argv, int first, RunOptions& o, std::strin
 void applyRunOptions(const RunOptions& o, WorldSettings& s) {
     if (o.method) s.solver.method = *o.method;
     if (o.softSubsteps) s.solver.soft.substeps = *o.softSubsteps;
+    if (o.pgsIters) s.solver.pgs.iterations = s.solver.pgs.splitIterations = *o.pgsIters;
     if (o.softHertz) s.solver.soft.contactHertz = Real(*o.softHertz);
     if (o.contact) s.solver.contactModel = *o.contact;
     if (o.solver) s.solver.linearSolver = *o.solver;

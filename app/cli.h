@@ -20,7 +20,8 @@ struct RunOptions {
     std::string scene;                    // library name or path to a .json file
     std::optional<ContactModelType> contact;
     std::optional<LinearSolverType> solver;
-    std::optional<SolveMethod> method;        // --method newton|soft (SolverSettings::method)
+    std::optional<SolveMethod> method;        // --method newton|pgs|soft (SolverSettings::method)
+    std::optional<int> pgsIters;              // --pgs-iters N (PgsSettings::iterations and splitIterations)
     std::optional<int> softSubsteps;          // --soft-substeps N (SoftSettings::substeps)
     std::optional<double> softHertz;          // --soft-hertz F (SoftSettings::contactHertz)
     std::optional<NcpFunction> ncp;

@@ -73,6 +73,7 @@ int runExperiment(int argc, char** argv);   // app/experiment.cpp ([PEG] section
 namespace cs { int runPlusExperiment(int argc, char** argv); }   // app/plus_experiments.cpp ([PLUS] section 4)
 namespace cs { int runFemExperiment(int argc, char** argv); }    // app/fem_experiment.cpp ([NSN] figure 13)
 namespace cs { int runCcpExperiment(int argc, char** argv); }    // app/ccp_experiment.cpp ([CCP])
+namespace cs { int runRelaxationExperiment(int argc, char** argv); }   // app/relaxation_experiment.cpp (issue 38)
 
 int main(int argc, char** argv) {
     cs::applyThreadWaitPolicy(argv);   // before any parallel loop (thread_policy.h)
@@ -82,6 +83,7 @@ int main(int argc, char** argv) {
     if (cmd == "experiment" && argc > 2 && std::strncmp(argv[2], "plus-", 5) == 0) return cs::runPlusExperiment(argc, argv);
     if (cmd == "experiment" && argc > 2 && std::strncmp(argv[2], "fem-", 4) == 0) return cs::runFemExperiment(argc, argv);
     if (cmd == "experiment" && argc > 2 && std::strncmp(argv[2], "ccp-", 4) == 0) return cs::runCcpExperiment(argc, argv);
+    if (cmd == "experiment" && argc > 2 && std::strcmp(argv[2], "relaxation") == 0) return cs::runRelaxationExperiment(argc, argv);
     if (cmd == "experiment") return runExperiment(argc, argv);
     if (cmd == "list") {
         if (argc > 2) {

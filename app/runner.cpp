@@ -19,6 +19,7 @@
 #include "engine/scene/scene_grasp.h"
 #include "engine/scene/scene_loader.h"
 #include "engine/solver/ccp_solvers.h"
+#include "engine/solver/pgs_step.h"
 #include "engine/solver/soft_step.h"
 #include "gpu/gpu_backend.h"
 
@@ -98,9 +99,10 @@ int runHeadless(const RunOptions& o) {
     s.backend = chooseBackend(o.backend);
     s.scene = info.name;
     s.method = solveMethodName(settings.solver.method);
-    if (settings.solver.method == SolveMethod::Soft) {
+    if (settings.solver.method == SolveMethod::Soft || settings.solver.method == SolveMethod::Pgs) {
         std::string why;
-        if (!softStepSupports(model, settings, &why)) {
+        if (settings.solver.method == SolveMethod::Soft ? !softStepSupports(model, settings, &why)
+                                                        : !pgsStepSupports(model, settings, &why)) {
             std::fprintf(stderr, "sandbox: %s\n", why.c_str());
             return kExitUsage;
         }

@@ -38,6 +38,7 @@
 #include "engine/solver/joint_coupling.h"
 #include "engine/solver/joint_rows.h"
 #include "engine/solver/newton.h"
+#include "engine/solver/pgs_step.h"
 #include "engine/solver/soft_step.h"
 
 namespace cs {
@@ -200,9 +201,10 @@ void World::step() {
 }
 
 void World::substep(Real h) {
-    if (settings.solver.method == SolveMethod::Soft) {
+    if (settings.solver.method == SolveMethod::Soft || settings.solver.method == SolveMethod::Pgs) {
         std::string why;
-        if (softStepSupports(model_, settings, &why)) {
+        if (settings.solver.method == SolveMethod::Soft ? softStepSupports(model_, settings, &why)
+                                                        : pgsStepSupports(model_, settings, &why)) {
             softSubstep(h);
             return;
         }
@@ -422,8 +424,8 @@ void World::substep(Real h) {
     state_.time += h;
 }
 
-// The soft step (engine/solver/soft_step.h) in place of the contact model, solve and integrate
-// stages: it integrates the bodies itself, over its own substeps. The detection is the same
+// The soft step (engine/solver/soft_step.h) or sequential impulses (pgs_step.h) in place of the
+// contact model, solve and integrate stages: it integrates the bodies itself, over its own substeps. The detection is the same
 // (broad and narrow phase once per step); the speed guard applies after it as after the Newton
 // solve. No energy guard (its account is built from the Newton rows: the run's account restarts
 // when the Newton method runs again) and no sleeping.
@@ -454,10 +456,15 @@ void World::softSubstep(Real h) {
     t = Clock::now();
     if (drag_.body >= 0 && !isActive(drag_.body)) drag_.body = -1;
     const SpeedGuard guard = speedGuard(h);
-    if (!softScratch_) softScratch_ = makeSoftStepScratch();
     SoftStepResult r;
-    softStep(SoftStepInput{model_, settings, potential_, s.active.data(), h, drag_, dragSettings, dragWarm_}, state_,
-             *softScratch_, contacts_, r);
+    const SoftStepInput input{model_, settings, potential_, s.active.data(), h, drag_, dragSettings, dragWarm_};
+    if (settings.solver.method == SolveMethod::Pgs) {
+        if (!pgsScratch_) pgsScratch_ = makePgsStepScratch();
+        pgsStep(input, state_, *pgsScratch_, contacts_, r);
+    } else {
+        if (!softScratch_) softScratch_ = makeSoftStepScratch();
+        softStep(input, state_, *softScratch_, contacts_, r);
+    }
     profile_.solve = secondsSince(t);
     solveStats_.newtonIterations = 0;
     solveStats_.linearIterations = r.sweeps;

@@ -17,7 +17,8 @@
 namespace cs {
 
 struct BodyDesc;   // engine/model_builder.h
-struct SoftStepScratch;   // engine/solver/soft_step.cpp
+struct SoftStepScratch;   // engine/solver/relax_shared.h
+struct PgsStepScratch;    // engine/solver/pgs_step.cpp
 
 enum class ContactModelType { Standard, PEG, PLUS, Compliant, CCP };
 enum class NcpFunction { FischerBurmeister, MinimumMap };
@@ -51,8 +52,10 @@ struct CcpSettings {
 //   Newton  the non-smooth Newton method over the NCP rows ([NSN] Algorithm 1; engine/solver/newton.h)
 //   Soft    Box2D v3's soft step: substeps of soft constraints relaxed by Gauss-Seidel sweeps over a
 //           graph colouring (engine/solver/soft_step.h)
-// (issue 38 adds Pgs, sequential impulses, next to these.)
-enum class SolveMethod { Newton, Soft };
+//   Pgs     sequential impulses (projected Gauss-Seidel with accumulated clamping, warm starting and
+//           split impulse), as Bullet, ODE and Box2D v2 (engine/solver/pgs_step.h)
+// All of them, in order: kSolveMethods (engine/solver/soft_step.h).
+enum class SolveMethod { Newton, Soft, Pgs };
 
 // The soft step's parameters (engine/solver/soft_step.h). Defaults are Box2D v3's b2DefaultWorldDef.
 struct SoftSettings {
@@ -67,9 +70,23 @@ struct SoftSettings {
     Real restitutionThreshold = 1;       // m/s: approach speeds below this bounce with no restitution
 };
 
+// Sequential impulses' parameters (engine/solver/pgs_step.h). Defaults are Bullet's
+// (btContactSolverInfo: 10 iterations, split impulse with erp2 0.8, erp 0.2 for the joints).
+struct PgsSettings {
+    int iterations = 10;                 // velocity sweeps per world step
+    int splitIterations = 10;            // split-impulse (pseudo-velocity) sweeps per step (Bullet: the same count)
+    bool splitImpulse = true;            // false: overlaps pushed out by a bounded Baumgarte bias in the velocity sweeps
+    Real splitErp = Real(0.8);           // fraction of an overlap taken out per step by the split impulse
+    Real erp = Real(0.2);                // Baumgarte factor: the joints' rows, and overlaps without split impulse
+    Real slop = 0;                       // m: overlap left alone by either
+    Real maxBiasSpeed = 3;               // m/s: the Baumgarte push-out at most (no split impulse)
+    Real restitutionThreshold = 1;       // m/s: approach speeds below this bounce with no restitution
+};
+
 struct SolverSettings {
     SolveMethod method = SolveMethod::Newton;
     SoftSettings soft;
+    PgsSettings pgs;
     ContactModelType contactModel = ContactModelType::Standard;
     NcpFunction ncp = NcpFunction::FischerBurmeister;
     LinearSolverType linearSolver = LinearSolverType::PCR;
@@ -325,7 +342,7 @@ private:
         Real limit(bool jointed) const { return jointed ? maxSpeed : sceneLimit; }
     };
     void substep(Real h);
-    void softSubstep(Real h);        // SolveMethod::Soft (engine/solver/soft_step.h)
+    void softSubstep(Real h);        // SolveMethod::Soft and Pgs (engine/solver/soft_step.h, pgs_step.h)
     SpeedGuard speedGuard(Real h) const;
     Real bodyReach(int body) const;
     // What the speed guard caught: body `body` (or, body < 0, FEM node `node`) at `speed`.
@@ -352,7 +369,8 @@ private:
     bool lastStepFailed_ = false;
     bool femModelNoted_ = false;     // the PEG/PLUS-with-FEM note was printed
     bool softNoted_ = false;         // the note that the soft step does not handle the scene was printed
-    std::shared_ptr<SoftStepScratch> softScratch_;   // the soft step's buffers (engine/solver/soft_step.cpp)
+    std::shared_ptr<SoftStepScratch> softScratch_;   // the soft step's buffers (engine/solver/relax_shared.h)
+    std::shared_ptr<PgsStepScratch> pgsScratch_;     // sequential impulses' buffers (engine/solver/pgs_step.cpp)
     std::string lastError_;
     int failedSteps_ = 0;
     DragState drag_;

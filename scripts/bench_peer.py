@@ -9,12 +9,12 @@ final NCP residual, the deepest penetration and the top box's drift. Targets are
 
 Usage: bench_peer.py BUILD_DIR [--steps N] [--scenes a,b,...] [--threads T] [--cull-rows on|off]
                      [--solver pcr|pcg|...] [--preconditioner diagonal|block] [--narrow-reuse on|off]
-                     [--method newton|soft]
+                     [--method newton|pgs|soft] [--pgs-iters N]
 Writes bench/results/<machine>/peer.csv (scripts/bench.py names the machine); with --cull-rows,
 peer_cull_<on|off>.csv (row culling, engine/contact/row_culling.h, is on by default); with
 --solver or --preconditioner, peer_<solver>_<preconditioner>.csv; with --narrow-reuse,
 peer_reuse_<on|off>.csv (engine/collision/feature_cache.h); with --method, peer_<method>.csv (the soft
-step: docs/relaxation.md).
+step and sequential impulses: docs/relaxation.md); with --pgs-iters N, peer_pgs_<N>.csv.
 """
 import csv
 import os
@@ -46,6 +46,7 @@ def main():
     pc = args[args.index("--preconditioner") + 1] if "--preconditioner" in args else None
     reuse = args[args.index("--narrow-reuse") + 1] if "--narrow-reuse" in args else None
     method = args[args.index("--method") + 1] if "--method" in args else None
+    pgs_iters = args[args.index("--pgs-iters") + 1] if "--pgs-iters" in args else None
     exe = os.path.join(build, "sandbox")
     rows = []
     for name, scene, fixed, target, other in PEER:
@@ -54,7 +55,8 @@ def main():
         n = fixed or steps
         extra = (["--cull-rows", cull] if cull else []) + (["--solver", solver] if solver else []) + \
             (["--preconditioner", pc] if pc else []) + \
-            (["--narrow-reuse", reuse] if reuse else []) + (["--method", method] if method else [])
+            (["--narrow-reuse", reuse] if reuse else []) + (["--method", method] if method else []) + \
+            (["--pgs-iters", pgs_iters] if pgs_iters else [])
         r = run(exe, [scene, "--steps", str(n), "--threads", threads, "--overlap-every", "0", "--no-progress"] + extra)
         p = r["profile_ms"]
         rows.append({
@@ -76,6 +78,8 @@ def main():
         name = f"peer_{solver or 'pcr'}_{pc or 'diagonal'}.csv"
     if method:
         name = f"peer_{method}.csv"
+    if pgs_iters:
+        name = f"peer_pgs_{pgs_iters}.csv"
     path = os.path.join(outdir, name)
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))

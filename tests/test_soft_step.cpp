@@ -257,7 +257,7 @@ TEST_CASE("soft step: scenes it does not handle are refused in one line") {
     SolveMethod method;
     CHECK(parseSolveMethodName("soft", method));
     CHECK(method == SolveMethod::Soft);
-    CHECK_FALSE(parseSolveMethodName("pgs", method));
+    CHECK_FALSE(parseSolveMethodName("jacobi", method));
 }
 
 TEST_CASE("soft step: the same bits with 1, 2 and 3 threads") {

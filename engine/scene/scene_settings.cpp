@@ -58,6 +58,7 @@ void readCompliantSettings(JsonObject& obj, CompliantSettings& c);
 void readPegSettings(JsonObject& obj, PegSettings& p);
 void readCcpSettings(JsonObject& obj, CcpSettings& c);
 void readSoftSettings(JsonObject& obj, SoftSettings& s);
+void readPgsSettings(JsonObject& obj, PgsSettings& p);
 
 void readSettings(JsonObject& obj, WorldSettings& w) {
     SolverSettings& s = w.solver;
@@ -75,10 +76,14 @@ void readSettings(JsonObject& obj, WorldSettings& w) {
     w.partialWake = obj.flag("partial_wake", w.partialWake);
     w.narrowReuse = obj.flag("narrow_reuse", w.narrowReuse);
     if (obj.has("method") && !parseSolveMethodName(obj.text("method"), s.method))
-        obj.fail("method", "unknown method \"" + obj.text("method") + "\" (expected newton or soft)");
+        obj.fail("method", "unknown method \"" + obj.text("method") + "\" (expected newton, pgs or soft)");
     if (obj.has("soft")) {
         JsonObject o = obj.object("soft");
         readSoftSettings(o, s.soft);
+    }
+    if (obj.has("pgs")) {
+        JsonObject o = obj.object("pgs");
+        readPgsSettings(o, s.pgs);
     }
     if (obj.has("contact") && !parseContactModelName(obj.text("contact"), s.contactModel))
         obj.fail("contact", "unknown contact model \"" + obj.text("contact") +
@@ -181,6 +186,22 @@ void readSoftSettings(JsonObject& obj, SoftSettings& s) {
     s.jointDampingRatio = obj.nonNegative("joint_damping_ratio", s.jointDampingRatio);
     s.contactSpeed = obj.positive("contact_speed", s.contactSpeed);
     s.restitutionThreshold = obj.nonNegative("restitution_threshold", s.restitutionThreshold);
+    obj.finish();
+}
+
+// "settings": {"pgs": {...}}: sequential impulses' parameters (PgsSettings in engine/world.h,
+// engine/solver/pgs_step.h).
+void readPgsSettings(JsonObject& obj, PgsSettings& p) {
+    p.iterations = obj.integer("iterations", p.iterations, 1, SceneLimits::iters);
+    p.splitIterations = obj.integer("split_iterations", p.splitIterations, 0, SceneLimits::iters);
+    p.splitImpulse = obj.flag("split_impulse", p.splitImpulse);
+    p.splitErp = obj.nonNegative("split_erp", p.splitErp);
+    if (p.splitErp > 1) obj.fail("split_erp", "must lie in [0, 1]");
+    p.erp = obj.nonNegative("erp", p.erp);
+    if (p.erp > 1) obj.fail("erp", "must lie in [0, 1]");
+    p.slop = obj.nonNegative("slop", p.slop);
+    p.maxBiasSpeed = obj.positive("max_bias_speed", p.maxBiasSpeed);
+    p.restitutionThreshold = obj.nonNegative("restitution_threshold", p.restitutionThreshold);
     obj.finish();
 }
 

@@ -28,7 +28,8 @@
 // Handled: the standard contact model's rigid contacts, the mouse drag of a rigid body, and
 // fixed, ball, revolute and prismatic joints with their drives, compliances and force limits
 // (the Newton path's rows, soft_step_hd.h SoftJoint; solved serially, not coloured yet).
-// Not yet: mimic couplings, deformable bodies, the other contact models, sleeping
+// Not yet (relaxStepSupports, relax_shared.h; sequential impulses, pgs_step.h, handle the same):
+// mimic couplings, deformable bodies, the other contact models, sleeping
 // (softStepSupports says which; the runner refuses the scene, the world runs the Newton method
 // and says so once).
 #pragma once
@@ -75,7 +76,11 @@ void softStep(const SoftStepInput& in, State& state, SoftStepScratch& scratch, s
 
 std::shared_ptr<SoftStepScratch> makeSoftStepScratch();
 
-const char* solveMethodName(SolveMethod method);                   // "newton", "soft"
+// Every SolveMethod, in the order a method picker lists them.
+constexpr SolveMethod kSolveMethods[] = {SolveMethod::Newton, SolveMethod::Pgs, SolveMethod::Soft};
+constexpr int kSolveMethodCount = int(sizeof(kSolveMethods) / sizeof(kSolveMethods[0]));
+
+const char* solveMethodName(SolveMethod method);                   // "newton", "pgs", "soft"
 bool parseSolveMethodName(const std::string& name, SolveMethod& out);
 
 }  // namespace cs

@@ -120,6 +120,31 @@ CS_HD void softWarmStart(SoftContact& c, SoftBody* bodies, const Mat3* invInerti
     if (c.bodyB >= 0) bodies[c.bodyB] = b;
 }
 
+// Friction of each point against its current normal impulse: Coulomb's cone |lambda_t| <= mu
+// lambda_n, each tangent solved alone, the pair then scaled back onto the disc (isotropic friction,
+// as the Newton path's standard model). a, b: the manifold's bodies (local copies).
+CS_HD void softSolveFriction(SoftContact& c, SoftBody& a, SoftBody& b, const Mat3* invInertia) {
+    for (int j = 0; j < c.pointCount; ++j) {
+        SoftPoint& p = c.points[j];
+        // An open point with no friction impulse stays at zero (its limit is zero): skipped, same result.
+        if (p.normalImpulse == 0 && p.tangentImpulse[0] == 0 && p.tangentImpulse[1] == 0) continue;
+        const Vec3 vr = softRelativeVelocity(a, b, p.rA, p.rB);
+        Real t0 = p.tangentImpulse[0] - p.tangentMass[0] * dot(vr, c.tangent[0]);
+        Real t1 = p.tangentImpulse[1] - p.tangentMass[1] * dot(vr, c.tangent[1]);
+        const Real limit = c.friction * p.normalImpulse;
+        const Real norm2 = t0 * t0 + t1 * t1;
+        if (norm2 > limit * limit) {
+            const Real scale = limit / std::sqrt(norm2);
+            t0 *= scale;
+            t1 *= scale;
+        }
+        const Vec3 impulse = (t0 - p.tangentImpulse[0]) * c.tangent[0] + (t1 - p.tangentImpulse[1]) * c.tangent[1];
+        p.tangentImpulse[0] = t0;
+        p.tangentImpulse[1] = t1;
+        softApplyImpulse(c, invInertia, a, b, p.rA, p.rB, impulse);
+    }
+}
+
 // One Gauss-Seidel pass over the manifold: normal impulses first, then friction against them.
 // useBias: the substep's solve (soft push-out of overlaps); false: the relax sweep.
 // updateSeparation: the bodies moved since the points' separations were last computed.
@@ -150,27 +175,7 @@ CS_HD void softSolveContact(SoftContact& c, SoftBody* bodies, const Mat3* invIne
         p.totalNormalImpulse += impulse;
         if (impulse != 0) softApplyImpulse(c, invInertia, a, b, p.rA, p.rB, impulse * c.normal);
     }
-    // Coulomb's cone |lambda_t| <= mu lambda_n, each tangent solved alone, the pair then scaled
-    // back onto the disc (isotropic friction, as the Newton path's standard model).
-    for (int j = 0; j < c.pointCount; ++j) {
-        SoftPoint& p = c.points[j];
-        // An open point with no friction impulse stays at zero (its limit is zero): skipped, same result.
-        if (p.normalImpulse == 0 && p.tangentImpulse[0] == 0 && p.tangentImpulse[1] == 0) continue;
-        const Vec3 vr = softRelativeVelocity(a, b, p.rA, p.rB);
-        Real t0 = p.tangentImpulse[0] - p.tangentMass[0] * dot(vr, c.tangent[0]);
-        Real t1 = p.tangentImpulse[1] - p.tangentMass[1] * dot(vr, c.tangent[1]);
-        const Real limit = c.friction * p.normalImpulse;
-        const Real norm2 = t0 * t0 + t1 * t1;
-        if (norm2 > limit * limit) {
-            const Real scale = limit / std::sqrt(norm2);
-            t0 *= scale;
-            t1 *= scale;
-        }
-        const Vec3 impulse = (t0 - p.tangentImpulse[0]) * c.tangent[0] + (t1 - p.tangentImpulse[1]) * c.tangent[1];
-        p.tangentImpulse[0] = t0;
-        p.tangentImpulse[1] = t1;
-        softApplyImpulse(c, invInertia, a, b, p.rA, p.rB, impulse);
-    }
+    softSolveFriction(c, a, b, invInertia);
     if (c.bodyA >= 0) bodies[c.bodyA] = a;
     if (c.bodyB >= 0) bodies[c.bodyB] = b;
 }
