@@ -11,11 +11,12 @@ Bullet (issue 38): where the build has BUILD_DIR/bullet_runner (bench/peers/bull
 built when libbullet-dev is installed), each scene is run by ours and then by Bullet 3.24 at its
 defaults (10 sequential-impulse iterations, split impulse, float), back to back, and the row gets
 Bullet's CPU ms per step, deepest overlap and top drift (measured as ours: the runner's comment) and
-the ratio ours / Bullet; without it one line says so and those columns are empty.
+the ratio ours / Bullet; without it one line says so and those columns are empty. --bullet double
+runs BUILD_DIR/bullet_runner_double (Debian's double-precision Bullet; built on request).
 
 Usage: bench_peer.py BUILD_DIR [--steps N] [--scenes a,b,...] [--threads T] [--cull-rows on|off]
                      [--solver pcr|pcg|...] [--preconditioner diagonal|block] [--narrow-reuse on|off]
-                     [--method newton|soft|M1,M2,...] [--no-bullet] [--csv NAME]
+                     [--method newton|soft|M1,M2,...] [--no-bullet | --bullet double] [--csv NAME]
 Writes bench/results/<machine>/peer.csv (scripts/bench.py names the machine); with --cull-rows,
 peer_cull_<on|off>.csv (row culling, engine/contact/row_culling.h, is on by default); with
 --solver or --preconditioner, peer_<solver>_<preconditioner>.csv; with --narrow-reuse,
@@ -68,7 +69,8 @@ def main():
     methods = args[args.index("--method") + 1].split(",") if "--method" in args else [None]
     method = "_".join(methods) if methods != [None] else None
     exe = os.path.join(build, "sandbox")
-    bullet = os.path.join(build, "bullet_runner")
+    bullet = os.path.join(build, "bullet_runner_double" if "--bullet" in args and
+                          args[args.index("--bullet") + 1] == "double" else "bullet_runner")
     if "--no-bullet" in args:
         bullet = None
     elif not os.access(bullet, os.X_OK):
