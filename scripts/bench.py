@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """make bench: the scene library under each linear solver, the FEM rows of issue 18 (bench_fem.py),
-the pour3d step-size sweep, the GPU rows, the peer scenes of issue 20 (bench_peer.py), every library
+the pour3d step-size sweep, the GPU rows, the peer scenes of issue 20 beside Bullet (bench_peer.py), every library
 scene against real time on one core (bench_realtime.py) and the app's frame time while the
 20,000-box pile steps (bench_gui_frames.sh).
 
@@ -18,6 +18,7 @@ import subprocess
 import sys
 
 SOLVERS = ["jacobi", "gs", "pcg", "pcr"]
+PEER_METHODS = ["newton", "soft"]   # the solve methods of the peer rows (sandbox run --method)
 GRASP_SCENES = ["grasp_box", "fetch_tomato", "hand_ball", "grasp_mesh"]   # scenes with a grasp script
 # Simulated seconds per scene: long enough to settle, short enough for 2 cores.
 SECONDS = {"pour3d": 6.0, "heavy_stack": 4.0, "arch": 4.0, "card_house": 3.0, "table_pile": 4.0}
@@ -162,8 +163,10 @@ def main():
         print(f"\n## GPU rows ({'deterministic' if deterministic else 'fast'} mode) -> {path}\n")
         print(out.stdout.strip() or out.stderr.strip())
 
-    # ---- 4. the peer scenes of issue 20 (scripts/bench_peer.py) ------------------------------
-    peer = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench_peer.py"), build]
+    # ---- 4. the peer scenes of issue 20 (scripts/bench_peer.py): each under every solve method,
+    # then Bullet 3.24 (bench/peers/bullet_runner.cpp, when libbullet-dev is installed), back to back
+    peer = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench_peer.py"), build,
+            "--method", ",".join(PEER_METHODS)]
     if quick:
         peer += ["--steps", "60", "--scenes", "heavy_stack,pyramid_55,pyramid_385"]
     out = subprocess.run(peer, capture_output=True, text=True, timeout=7200)

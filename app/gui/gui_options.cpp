@@ -8,6 +8,7 @@
 
 #include "engine/scene/scene_loader.h"
 #include "engine/solver/ccp_solvers.h"
+#include "engine/solver/soft_step.h"
 
 namespace cs {
 
@@ -16,6 +17,7 @@ void CopySpec::apply(WorldSettings& s) const {
     s.solver.linearSolver = solver;
     if (model == ContactModelType::CCP && ccpSolver) s.solver.ccp.solver = *ccpSolver;
     if (hyperplane) s.hyperplaneFaces = true;
+    s.solver.method = method;
 }
 
 CopySpec CopySpec::of(const WorldSettings& s) {
@@ -24,7 +26,21 @@ CopySpec CopySpec::of(const WorldSettings& s) {
     spec.solver = s.solver.linearSolver;
     if (spec.model == ContactModelType::CCP) spec.ccpSolver = s.solver.ccp.solver;
     spec.hyperplane = s.hyperplaneFaces;
+    spec.method = s.solver.method;
     return spec;
+}
+
+const std::vector<SolveMethod>& solveMethods() {
+    static const std::vector<SolveMethod> list = [] {
+        std::vector<SolveMethod> out;
+        for (int m = 0; m < 64; ++m) {
+            SolveMethod parsed;
+            if (!parseSolveMethodName(solveMethodName(SolveMethod(m)), parsed) || int(parsed) != m) break;
+            out.push_back(SolveMethod(m));
+        }
+        return out;
+    }();
+    return list;
 }
 
 std::string copyLabel(const WorldSettings& s) {
@@ -37,6 +53,7 @@ std::string copyLabel(const WorldSettings& s) {
     if (p.contactModel == ContactModelType::CCP && p.ccp.solver != CcpSolverType::Newton)
         return name + "/" + ccpSolverName(p.ccp.solver) + " " + std::to_string(p.ccp.iterations);
     if (p.contactModel == ContactModelType::Compliant) return name + "/rk-merson + " + newton;
+    if (p.method != SolveMethod::Newton) return name + "/" + solveMethodName(p.method);
     return name + "/" + newton;
 }
 
@@ -73,7 +90,15 @@ bool parseCompareList(const std::string& text, std::vector<CopySpec>& out, std::
             // are CCP's own methods. "newton" alone is refused: it would leave the linear solver unsaid.
             std::string solver = item.substr(slash + 1);
             CcpSolverType method;
-            if (parseSolverTypeName(solver, spec.solver)) {
+            SolveMethod solveMethod;
+            // ccp's own names first: "ccp/pgs" is CCP's projected Gauss-Seidel, "standard/pgs" a SolveMethod.
+            if (!ccp && parseSolveMethodName(solver, solveMethod) && solveMethod != SolveMethod::Newton) {
+                if (spec.model != ContactModelType::Standard || spec.hyperplane) {
+                    *error = "--compare: '" + item + "': " + solver + " solves the standard model only";
+                    return false;
+                }
+                spec.method = solveMethod;
+            } else if (parseSolverTypeName(solver, spec.solver)) {
                 if (ccp) spec.ccpSolver = CcpSolverType::Newton;
             } else if (parseCcpSolverName(solver.c_str(), method) && method != CcpSolverType::Newton) {
                 if (!ccp) {
@@ -87,8 +112,12 @@ bool parseCompareList(const std::string& text, std::vector<CopySpec>& out, std::
                          "/pcr is Newton with PCR)";
                 return false;
             } else {
+                std::string others;   // the solve methods other than Newton: "standard/soft"
+                for (SolveMethod m : solveMethods())
+                    if (m != SolveMethod::Newton) others += std::string(", ") + solveMethodName(m);
                 *error = "--compare: unknown solver '" + solver + "' in '" + item + "' (jacobi, gs, pcg, pcr" +
-                         (ccp ? ": ccp's Newton with that linear solver; or ccp's pj, pgs, apgd)" : ")");
+                         (ccp ? ": ccp's Newton with that linear solver; or ccp's pj, pgs, apgd)"
+                              : "; standard also" + others + ")");
                 return false;
             }
         }
@@ -236,7 +265,8 @@ const char* guiUsage() {
            "                      MODEL standard, hyperplane (standard on faces as hyperplanes), peg, plus,\n"
            "                      compliant, ccp; SOLVER jacobi, gs, pcg, pcr: Newton with that linear solver\n"
            "                      (ccp too: its Newton over the relaxed rows), or ccp's own pj, pgs, apgd;\n"
-           "                      none: pcr (ccp: the scene's method). Each copy's label names what it runs\n"
+           "                      none: pcr (ccp: the scene's method); standard/soft: the soft step instead\n"
+           "                      of Newton (docs/relaxation.md). Each copy's label names what it runs\n"
            "  --model M --ncp fb|min --solver S --newton N --linear N --dt S --substeps N\n"
            "  --friction X --gravity gz|gx,gy,gz        settings over the scene's own\n"
            "  --size WxH (default 1280x720)  --shadows | --no-shadows (default: on with a GPU)\n"

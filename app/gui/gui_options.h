@@ -20,6 +20,8 @@ namespace cs {
 //                             under the label "ccp/pcr", with PCR in no part of it: issue 36.)
 //   ccp/pj|pgs|apgd           the CCP model's first-order methods, which have no linear solver.
 //   MODEL                     PCR; under ccp, the scene's own CCP method.
+//   standard/soft (any method of solveMethods() but newton)   the standard model solved by that
+//                             method instead of Newton (SolveMethod, engine/solver/soft_step.h).
 // How many iterations each method takes stays the scene's (or --newton, --linear); the copy's
 // label (copyLabel) names them as they run.
 struct CopySpec {
@@ -27,6 +29,7 @@ struct CopySpec {
     LinearSolverType solver = LinearSolverType::PCR;
     std::optional<CcpSolverType> ccpSolver;   // CCP model: the method the spec named; none: the scene's
     bool hyperplane = false;   // faces as hyperplanes (WorldSettings::hyperplaneFaces); "hyperplane" in --compare
+    SolveMethod method = SolveMethod::Newton;   // how the step is solved (SolverSettings::method)
     void apply(WorldSettings& s) const;   // the model, its method and solver, the faces, over s
     static CopySpec of(const WorldSettings& s);   // what s runs, as a spec
 };
@@ -35,7 +38,13 @@ struct CopySpec {
 // from the settings it runs with: "standard/newton 8 x pcr 40", "ccp/apgd 100", "ccp/newton 8 x
 // pcr 40", "hyperplane/newton 8 x pcr 40" (the standard model on hyperplane faces), "compliant/
 // rk-merson + newton 8 x pcr 40" (contacts as forces in its own integrator, joints by Newton).
+// "standard/soft": another solve method than Newton names itself, with no Newton caps.
 std::string copyLabel(const WorldSettings& s);
+
+// Every SolveMethod, in enum order, read from solveMethodName / parseSolveMethodName (the names
+// round-trip for each value and for no value past the last): a method added to the engine appears
+// in the app's combo and in --compare without a change here.
+const std::vector<SolveMethod>& solveMethods();
 
 // Setting overrides from the command line, applied over the scene's own settings.
 struct SettingOverrides {

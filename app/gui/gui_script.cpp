@@ -16,7 +16,7 @@ namespace cs {
 
 namespace {
 
-const char* kVerbs[] = {"cursor", "move", "moveby", "aim", "press", "release", "key", "show", "camera", "report", "screenshot", "quit", "impact", "ui", "hover", "grasp", "fem", "wheel"};
+const char* kVerbs[] = {"cursor", "move", "moveby", "aim", "press", "release", "key", "show", "camera", "report", "screenshot", "quit", "impact", "ui", "hover", "grasp", "fem", "wheel", "method"};
 
 bool* layerFlag(SandboxApp& app, const std::string& name) {
     DebugDrawFlags& f = app.view.draw;
@@ -217,6 +217,12 @@ void GuiScript::run(int frame, SandboxApp& app) {
                 e.body = int(num(2, 0));
                 app.applyEvent(e, true);
             }
+        } else if (c.verb == "method") {
+            // method NAME [COPY]: the panel's solve-method combo (every copy without COPY, 1-based);
+            // method report: one method-report line per copy
+            const std::string what = c.args.empty() ? "" : c.args[0];
+            if (what == "report") app.printMethodReport(frame);
+            else app.scriptSetMethod(what, c.args.size() > 1 ? int(num(1, 0)) - 1 : -1, frame);
         } else if (c.verb == "quit") {
             app.quitRequested = true;
         }

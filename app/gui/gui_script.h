@@ -36,6 +36,10 @@
 //   fem range auto|LO HI  its colour range
 //   fem pressure PA [BODY]   the chambers' pressure of deformable body BODY (default 0), as the
 //                         Deformables panel's slider sets it
+//   method NAME [COPY]    the solve method (newton, soft, ...) of copy COPY (1-based; default every
+//                         copy), as the Solver panel's "solve method" combo sets it
+//   method report         print "method-report frame=F copy=I label=... method=M time=T newton_iters=N
+//                         linear_iters=L top_drift=D" per copy (D: how far the highest body moved, m)
 //   quit
 #pragma once
 

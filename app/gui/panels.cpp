@@ -1,6 +1,7 @@
 // The ImGui windows, part 1: the settings panel (left) and the selected body; see sandbox_app.h.
 // The panel's Show section and its footer are in panels_show.cpp; the comparison table, plots,
 // help, legend and viewport labels in panels_views.cpp.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -9,6 +10,7 @@
 #include "app/gui/panel_style.h"
 #include "app/gui/sandbox_app.h"
 #include "engine/contact/contact_model.h"
+#include "engine/solver/soft_step.h"
 #include "render/plot_widget.h"
 
 namespace cs {
@@ -31,6 +33,38 @@ bool contactModelCombo(const char* label, ContactModelType& model) {
             if (ImGui::Selectable(contactModelName(t), t == model,
                                   available ? 0 : ImGuiSelectableFlags_Disabled)) {
                 model = t;
+                changed = true;
+            }
+            if (!available && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) wrappedTooltip(why.c_str());
+        }
+        ImGui::EndCombo();
+    }
+    return changed;
+}
+
+// Whether a copy can run `method`; otherwise *why is one line. The soft step says what it handles
+// (softStepSupports); another relaxation method is taken to solve the standard model's rigid
+// contacts as the soft step does (issue 38 asks both of them for that model).
+bool solveMethodAvailable(SolveMethod method, const Model& model, const WorldSettings& settings, std::string* why) {
+    if (method == SolveMethod::Newton) return true;
+    WorldSettings s = settings;
+    s.solver.method = method;
+    if (method == SolveMethod::Soft) return softStepSupports(model, s, why);
+    if (settings.solver.contactModel == ContactModelType::Standard) return true;
+    *why = std::string(solveMethodName(method)) + " solves the standard contact model only";
+    return false;
+}
+
+// Combo of the solve methods (solveMethods(): every SolveMethod the engine names); those the copy
+// cannot run are greyed with the reason.
+bool solveMethodCombo(const char* label, SolveMethod& method, const Model& model, const WorldSettings& settings) {
+    bool changed = false;
+    if (ImGui::BeginCombo(label, solveMethodName(method))) {
+        for (SolveMethod m : solveMethods()) {
+            std::string why;
+            const bool available = solveMethodAvailable(m, model, settings, &why);
+            if (ImGui::Selectable(solveMethodName(m), m == method, available ? 0 : ImGuiSelectableFlags_Disabled)) {
+                method = m;
                 changed = true;
             }
             if (!available && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) wrappedTooltip(why.c_str());
@@ -166,18 +200,46 @@ void SandboxApp::drawSettingsContent() {
             helpMarker("The contacts the [PEG] paper's standard model uses: a vertex is paired with every face "
                        "within the margin, enforced on the face's plane, with no applicability test. Shows the "
                        "SM traps of [PEG] figures 2-3 (a body caught beside an edge it does not touch).");
+            // The solve method (issue 38): Newton, or a relaxation method over the same contacts.
+            const Model& model = copies_[i]->world.model();
+            solveMethodCombo("solve method", s.method, model, copies_[i]->world.settings);
+            helpMarker("newton: the non-smooth Newton method ([NSN]) with the linear solver below. soft: Box2D v3's "
+                       "soft step, substeps with soft contacts and relax sweeps, no Newton iterations "
+                       "(docs/relaxation.md). The compare view runs each copy with its own method.");
+            std::string why;
+            if (s.method != SolveMethod::Newton && !solveMethodAvailable(s.method, model, copies_[i]->world.settings, &why)) {
+                ImGui::TextColored(ImVec4(1.f, 0.75f, 0.3f, 1.f), "runs Newton here");
+                if (ImGui::IsItemHovered()) wrappedTooltip(why.c_str());
+            }
+            // Newton's own settings mean nothing to another method: shown greyed, the tooltip says why.
+            const bool newtonOnly = s.method != SolveMethod::Newton && why.empty();
+            const std::string newtonWhy = std::string("Newton's setting: the ") + solveMethodName(s.method) +
+                                          " method has no Newton iterations and no linear solver";
+            auto newtonTip = [&] {
+                if (newtonOnly && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+                    wrappedTooltip(newtonWhy.c_str());
+            };
+            ImGui::BeginDisabled(newtonOnly);
             int ncp = int(s.ncp);
             ImGui::Combo("NCP function", &ncp, "Fischer-Burmeister\0minimum map\0");
+            newtonTip();
             s.ncp = NcpFunction(ncp);
             int solver = 0;
             while (solver < 3 && kSolvers[solver] != s.linearSolver) ++solver;
             ImGui::Combo("linear solver", &solver, kSolverLabels, 4);
+            newtonTip();
             s.linearSolver = kSolvers[solver];
             ImGui::SliderInt("Newton iterations", &s.newtonIterations, 1, 50);
+            newtonTip();
             ImGui::SliderInt("linear iterations", &s.linearIterations, 1, 200);
-            ImGui::Checkbox("warm start", &s.warmStart);
+            newtonTip();
+            ImGui::EndDisabled();
+            ImGui::Checkbox("warm start", &s.warmStart);   // every method starts from the last step's impulses
             ImGui::SameLine();
+            ImGui::BeginDisabled(newtonOnly);
             ImGui::Checkbox("compl. precond.", &s.complementarityPreconditioner);
+            newtonTip();
+            ImGui::EndDisabled();
             helpMarker("[NSN] section 7: complementarity preconditioning r = h [J M^-1 J^T]_ii");
             ImGui::PopID();
             if (tabs) ImGui::EndTabItem();
@@ -327,6 +389,44 @@ void SandboxApp::drawSelectionPanel() {
         toggleFollow();
     }
     ImGui::End();
+}
+
+void SandboxApp::scriptSetMethod(const std::string& name, int copy, int frame) {
+    SolveMethod method;
+    if (!parseSolveMethodName(name, method)) {
+        std::printf("method: unknown solve method '%s'\n", name.c_str());
+        return;
+    }
+    for (int i = 0; i < copyCount(); ++i) {
+        if (copy >= 0 && i != copy) continue;
+        std::string why;
+        if (!solveMethodAvailable(method, copies_[i]->world.model(), copies_[i]->world.settings, &why)) {
+            std::printf("method: copy %d: %s\n", i, why.c_str());
+            continue;
+        }
+        copies_[i]->world.settings.solver.method = method;
+        std::printf("method: frame %d copy %d -> %s\n", frame, i, solveMethodName(method));
+    }
+    // Logged now, at this step, as a replay applies it: the frame's steps come before the panel
+    // would log it, and they must run under the new method in both.
+    logSettingsChanges();
+}
+
+void SandboxApp::printMethodReport(int frame) const {
+    for (int i = 0; i < copyCount(); ++i) {
+        const World& w = copies_[i]->world;
+        const Model& m = w.model();
+        int top = -1;   // the body that started highest: the top box of a pyramid
+        for (int b = 0; b < m.bodyCount(); ++b)
+            if (!m.isStatic(b) && (top < 0 || m.initialPos[b].z > m.initialPos[top].z)) top = b;
+        const double drift = top >= 0 ? double(length(w.state().pos[top] - m.initialPos[top])) : 0.0;
+        std::string label = copies_[i]->label;
+        std::replace(label.begin(), label.end(), ' ', '_');
+        std::printf("method-report frame=%d copy=%d label=%s method=%s time=%.4f newton_iters=%d linear_iters=%d "
+                    "top_drift=%.3e\n",
+                    frame, i, label.c_str(), solveMethodName(w.settings.solver.method), double(w.state().time),
+                    w.solveStats().newtonIterations, w.solveStats().linearIterations, drift);
+    }
 }
 
 }  // namespace cs

@@ -139,6 +139,11 @@ public:
     // settings panel's content fits, the legend's entries, the step counter, the camera's eye
     // height against the floor, the capture directory and the status line.
     void printUiReport(int frame) const;
+    // Scripts: set copy `copy`'s solve method (-1: every copy) as the panel's combo does, or say in
+    // one line why not; and print one "method-report" line per copy: its label, method, the last
+    // step's Newton and linear (sweep) iterations, and how far the highest body has moved.
+    void scriptSetMethod(const std::string& name, int copy, int frame);
+    void printMethodReport(int frame) const;
     // Scripts: the centre of the n-th "(?)" marker drawn last frame; false if there is none.
     bool helpMarkerCentre(int n, glm::vec2& pixel) const;
 

@@ -7,6 +7,7 @@
 
 #include "engine/scene/scene_loader.h"
 #include "engine/solver/ccp_solvers.h"
+#include "engine/solver/soft_step.h"
 
 namespace cs {
 
@@ -44,7 +45,8 @@ Json settingsJson(const WorldSettings& s) {
                 {"complementarityPreconditioner", s.solver.complementarityPreconditioner},
                 {"stabilization", s.solver.stabilization},
                 {"ccpSolver", ccpSolverName(s.solver.ccp.solver)},
-                {"ccpIterations", s.solver.ccp.iterations}};
+                {"ccpIterations", s.solver.ccp.iterations},
+                {"method", solveMethodName(s.solver.method)}};
 }
 
 WorldSettings settingsFromJson(const Json& j) {
@@ -78,6 +80,9 @@ WorldSettings settingsFromJson(const Json& j) {
     if (j.contains("ccpSolver") && !parseCcpSolverName(j.at("ccpSolver").get<std::string>().c_str(), s.solver.ccp.solver))
         throw std::runtime_error("unknown CCP solver " + j.at("ccpSolver").get<std::string>());
     s.solver.ccp.iterations = j.value("ccpIterations", s.solver.ccp.iterations);
+    // The solve method (issue 38): absent before it, Newton then.
+    if (j.contains("method") && !parseSolveMethodName(j.at("method").get<std::string>(), s.solver.method))
+        throw std::runtime_error("unknown solve method " + j.at("method").get<std::string>());
     return s;
 }
 

@@ -39,7 +39,7 @@ bool sameSettings(const WorldSettings& a, const WorldSettings& b) {
            p.newtonTolerance == q.newtonTolerance && p.linearTolerance == q.linearTolerance &&
            p.damping == q.damping && p.regularization == q.regularization && p.warmStart == q.warmStart &&
            p.complementarityPreconditioner == q.complementarityPreconditioner && p.stabilization == q.stabilization &&
-           p.ccp.solver == q.ccp.solver && p.ccp.iterations == q.ccp.iterations;
+           p.ccp.solver == q.ccp.solver && p.ccp.iterations == q.ccp.iterations && p.method == q.method;
 }
 
 // A session records the settings the panels change (session.cpp settingsJson). The others (the
@@ -51,6 +51,7 @@ void keepSceneOnlySettings(WorldSettings& s, const WorldSettings& scene) {
     s.plus = scene.plus;
     s.compliant = scene.compliant;
     s.solver.peg = scene.solver.peg;
+    s.solver.soft = scene.solver.soft;   // the soft step's substeps and stiffness: no widget
     s.solver.maxPushoutSpeed = scene.solver.maxPushoutSpeed;
     s.projectionMaxCorrection = scene.projectionMaxCorrection;
 }
