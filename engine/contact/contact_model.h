@@ -16,9 +16,11 @@
 #include <vector>
 
 #include "engine/collision/potential_contact.h"
+#include "engine/debug_draw.h"
+#include "engine/settings.h"
 #include "engine/solver/constraint_rows.h"
 #include "engine/solver/newton.h"
-#include "engine/world.h"
+#include "engine/step_types.h"
 
 namespace cs {
 

@@ -27,8 +27,9 @@
 #include <vector>
 
 #include "engine/collision/broad_phase.h"
+#include "engine/settings.h"
 #include "engine/solver/newton.h"
-#include "engine/world.h"
+#include "engine/step_types.h"
 
 namespace cs {
 

@@ -36,9 +36,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/settings.h"
 #include "engine/solver/ccp_steps_hd.h"
 #include "engine/solver/newton.h"
-#include "engine/world.h"
+#include "engine/step_types.h"
 
 namespace cs {
 
