@@ -9,6 +9,7 @@
 #include "engine/collision/broad_phase.h"
 #include "engine/collision/feature_pairs.h"
 #include "engine/collision/potential_contact.h"
+#include "engine/contact/step_context.h"
 #include "engine/debug_draw.h"
 #include "engine/model.h"
 #include "engine/settings.h"
@@ -72,6 +73,11 @@ public:
     void femTetFields(std::vector<Real>& volumetricStrain, std::vector<Real>& vonMises,
                       std::vector<Real>& maxStretch) const;
     const DragState& drag() const { return drag_; }
+    // What the contact stages of the last step left (engine/contact/step_context.h), and where
+    // the caller switches PLUS's impact recording on (stepContext().plus.recordImpacts): per
+    // world, so a world records on whichever thread steps it.
+    StepContext& stepContext() { return stepContext_; }
+    const StepContext& stepContext() const { return stepContext_; }
     // The last step's drag force (N) and effective mass (kg) when another stepper ran it
     // (engine/exec/pipeline_world.h); World::step sets them itself.
     void setDragFeedback(Vec3 force, Real effectiveMass) {
@@ -116,6 +122,7 @@ private:
     std::vector<Contact> sleepingContacts_;
     void keepSleepingContacts(bool sleeping);
     std::vector<PotentialContact> potential_;
+    StepContext stepContext_;        // the contact stages' data within a step (ContactStageInput::context)
     struct Scratch;                  // per-step buffers (world.cpp), reused between steps
     std::shared_ptr<Scratch> scratch_;
     std::shared_ptr<const Model> sceneModel_;   // the model as loaded, restored by reset()
