@@ -157,7 +157,7 @@ TEST_CASE("cli: overrides reach the world and cuda falls back to cpu in one line
     CHECK(j["ncp"] == "min");
     // Without a GPU: one line says so, and the JSON names the host executor.
     std::string why;
-    if (!gpuAvailable(&why)) {
+    if (!cs::gpuAvailable(&why)) {
         Result c = sandbox("run box_on_plane --steps 1 --backend cuda --json");
         CHECK(c.status == 0);
         REQUIRE(lineCount(c.out) == 2);
