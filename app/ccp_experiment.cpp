@@ -24,6 +24,7 @@
 #include "app/ccp_experiment.h"
 #include "engine/model_builder.h"
 #include "engine/solver/ccp_solvers.h"
+#include "engine/world.h"
 
 #if defined(_OPENMP)
 #include <omp.h>

@@ -285,9 +285,9 @@ void fig15(const std::string& out) {
     for (int i = 0; i < 2000; ++i) {
         State s = world.state();
         world.step();
-        if (plusLastStepReport().impacts > 0) {
+        if (world.stepContext().plus.report.impacts > 0) {
             before = s;
-            impact = plusLastStepReport();
+            impact = world.stepContext().plus.report;
             potential = world.potentialContacts();
             break;
         }
@@ -301,12 +301,11 @@ void fig15(const std::string& out) {
     const int repeats = 31;
     std::vector<ImpactProblem> problems;
     {
-        plusSetImpactRecording(true);
         World w(model, settings);
         w.state() = before;
+        w.stepContext().plus.recordImpacts = true;
         w.step();
-        for (const PlusImpactRecord& rec : plusRecordedImpacts()) problems.push_back(rec.problem);
-        plusSetImpactRecording(false);
+        for (const PlusImpactRecord& rec : w.stepContext().plus.impacts) problems.push_back(rec.problem);
     }
     std::vector<double> plusTimes;
     for (int r = 0; r < repeats; ++r) {
@@ -404,8 +403,8 @@ void cost(const std::string& out) {
             for (int i = 0; i < steps; ++i) {
                 world.step();
                 stepSeconds[pass] += world.profile().total;
-                if (pass == 0 && plusLastStepReport().impacts > 0) {
-                    const PlusStepReport& r = plusLastStepReport();
+                if (pass == 0 && world.stepContext().plus.report.impacts > 0) {
+                    const PlusStepReport& r = world.stepContext().plus.report;
                     ++impactSteps;
                     impacts += r.impacts;
                     points += r.pointCount;

@@ -111,6 +111,7 @@ std::string summaryJson(const RunSummary& s) {
     j["solver"] = s.solver;
     j["ncp"] = s.ncp;
     j["backend"] = s.backend;
+    j["executor"] = s.executor;
     j["precision"] = s.precision;
     j["cpu_isa"] = kCpuIsa;   // what the C++ code was compiled for (CMake option CS_NATIVE_ARCH)
     j["dt"] = s.dt;
@@ -151,9 +152,9 @@ void writeSummaryText(const RunSummary& s, std::FILE* out) {
     Stats t = computeStats(s);
     double n = std::max<double>(1, double(s.records.size()));
     const StepProfile& p = s.profileSum;
-    std::fprintf(out, "scene %s: %d bodies, %d steps of %.4g s (%d substeps), %s method, %s contact, %s solver, %s NCP, %s/%s\n",
+    std::fprintf(out, "scene %s: %d bodies, %d steps of %.4g s (%d substeps), %s method, %s contact, %s solver, %s NCP, %s/%s, %s executor\n",
                  s.scene.c_str(), s.bodies, s.steps, s.dt, s.substeps, s.method.c_str(), s.contact.c_str(), s.solver.c_str(),
-                 s.ncp.c_str(), s.backend.c_str(), s.precision.c_str());
+                 s.ncp.c_str(), s.backend.c_str(), s.precision.c_str(), s.executor.c_str());
     std::fprintf(out, "  contacts        mean %.1f, max %d\n", t.contactsMean, t.contactsMax);
     std::fprintf(out, "  wall time       %.3f ms/step mean, %.3f median, %.3f p95 (CPU %.3f median)\n", t.wallMean, t.wallMedian,
                  t.wallP95, t.cpuMedian);

@@ -35,6 +35,8 @@ struct StepRecord {
 
 struct RunSummary {
     std::string scene, method, contact, solver, ncp, backend, precision;   // method: newton | soft
+    std::string executor = "host";  // what stepped the world: "host" (World::step on the CPU) or
+                                    //   "cuda" (the device pipeline, gpu/; the last step ran there)
     double dt = 0;
     int substeps = 1, steps = 0, bodies = 0, threads = 1;
     int femTets = 0, femNodes = 0;          // deformable bodies' tets and nodes

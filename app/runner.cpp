@@ -228,6 +228,7 @@ int runHeadless(const RunOptions& o) {
     }
     if (top >= 0) s.topDrift = double(length(world.state().pos[top] - world.model().initialPos[top]));
     s.sleepingFinal = world.sleepingBodies();
+    s.executor = gpu && gpu->onGpu() ? "cuda" : "host";
     if (gpu) {   // device buffers that grew (each time the step ran again; nothing was dropped)
         const GpuBufferStats& b = gpu->bufferStats();
         std::fprintf(stderr, "sandbox: cuda %s: %s; buffers grew %lld times (capacity %d pairs, %d contacts, %d rows)\n",

@@ -260,7 +260,7 @@ void World::substep(Real h) {
         // ---- contact model: contacts, joints and the drag to rows ----
         t = Clock::now();
         startBodyVelocities(model_, state_, s.active.data(), settings.gravity, h, bv);
-        ContactStageInput rowsIn{model_, settings, *detect, potential_, h, cull ? &s.cull : nullptr};
+        ContactStageInput rowsIn{model_, settings, *detect, potential_, h, cull ? &s.cull : nullptr, &stepContext_};
         contactPreSolve(rowsIn, bv);
         appendFemNodes(model_, state_, settings.gravity, h, bv);
         s.rows.clear();
@@ -319,7 +319,7 @@ void World::substep(Real h) {
         detect = &s.detect;
     }
     state_.lastSolveConverged = solveStats_.residualFinal <= settings.solver.newtonTolerance;
-    ContactStageInput in{model_, settings, state_, potential_, h, cull ? &s.cull : nullptr};
+    ContactStageInput in{model_, settings, state_, potential_, h, cull ? &s.cull : nullptr, &stepContext_};
 
     // ---- integrate ----
     auto t = Clock::now();
@@ -671,7 +671,7 @@ void World::projectPositions() {
                     bv.invMass[b] = 0;
                     bv.invInertia[b] = mat3Zero();
                 }
-        ContactStageInput in{model_, ps, state_, s.projectContacts, 1};
+        ContactStageInput in{model_, ps, state_, s.projectContacts, 1, nullptr, &stepContext_};
         s.rows.clear();
         buildContactRows(in, s.rows);
         bool overlap = false;

@@ -15,6 +15,7 @@
 #include "engine/model_builder.h"
 #include "engine/scene/scene_loader.h"
 #include "engine/solver/ccp_solvers.h"
+#include "engine/step_problem.h"
 #include "engine/world.h"
 
 using namespace cs;

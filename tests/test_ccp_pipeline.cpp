@@ -1,7 +1,7 @@
 // The CCP model through the device pipeline (engine/exec/, run here by the host executor, the
 // same text the CUDA executor runs), against World::step with the CPU solvers
 // (engine/solver/ccp_solvers.cpp):
-//  - the relaxed rows (mu on the normal row, gpu/step_hd.h) and the Newton iteration over them
+//  - the relaxed rows (mu on the normal row, engine/exec/step_hd.h) and the Newton iteration over them
 //    with its APGD fallback (pipeline_ccp_newton.h) give the same positions and take the same
 //    fallbacks step after step; both run every Newton iteration (tolerances 0);
 //  - projected Jacobi, projected Gauss-Seidel (coloured) and APGD (pipeline_ccp.h,

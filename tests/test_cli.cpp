@@ -15,6 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gpu/gpu_backend.h"
+
 namespace {
 
 struct Result {
@@ -109,7 +111,7 @@ TEST_CASE("cli: run --json prints one object with every required key") {
     CAPTURE(r.out);
     CHECK(lineCount(r.out) == 1);
     nlohmann::json j = nlohmann::json::parse(r.out);
-    for (const char* key : {"scene", "contact", "solver", "ncp", "backend", "precision", "dt", "steps", "bodies",
+    for (const char* key : {"scene", "contact", "solver", "ncp", "backend", "executor", "precision", "dt", "steps", "bodies",
                             "contacts", "wall_ms_per_step", "newton_iters_mean", "linear_iters_mean",
                             "residual_final", "max_penetration_m", "overlap_volume_m3", "kinetic_energy_final_j",
                             "nan", "failed_steps", "profile_ms"})
@@ -122,6 +124,7 @@ TEST_CASE("cli: run --json prints one object with every required key") {
     CHECK(j["steps"] == 5);
     CHECK(j["bodies"] == 2);
     CHECK(j["backend"] == "cpu");
+    CHECK(j["executor"] == "host");
     CHECK(j["nan"] == false);
     // The cube starts 0.1 m above the ground and falls 0.5 g (5 h)^2 = 8.5 mm in 5 steps: free
     // fall, so v = 5 g h exactly (semi-implicit Euler) and KE = m v^2 / 2 with m = 1000 kg.
@@ -152,9 +155,16 @@ TEST_CASE("cli: overrides reach the world and cuda falls back to cpu in one line
     CHECK(j["contact"] == "peg");
     CHECK(j["solver"] == "gs");
     CHECK(j["ncp"] == "min");
-    Result c = sandbox("run box_on_plane --steps 1 --backend cuda --json");
-    CHECK(c.status == 0);
-    CHECK(c.out.find("running on cpu") != std::string::npos);
+    // Without a GPU: one line says so, and the JSON names the host executor.
+    std::string why;
+    if (!cs::gpuAvailable(&why)) {
+        Result c = sandbox("run box_on_plane --steps 1 --backend cuda --json");
+        CHECK(c.status == 0);
+        REQUIRE(lineCount(c.out) == 2);
+        const std::string note = c.out.substr(0, c.out.find('\n'));
+        CHECK(note.find("running on cpu") != std::string::npos);
+        CHECK(nlohmann::json::parse(c.out.substr(note.size() + 1))["executor"] == "host");
+    }
 }
 
 // `sandbox experiment` ([PEG] section 6) on a short pour3d: two step sizes, two variants. The

@@ -1,6 +1,6 @@
 // The CUDA backend: its shared math through the CPU, and parity with the CPU backend on a GPU.
 //
-// The device kernels are thin wrappers over CS_HD functions (gpu/flat_model.h, gpu/step_hd.h,
+// The device kernels are thin wrappers over CS_HD functions (engine/exec/flat_model.h, engine/exec/step_hd.h,
 // engine/collision/shape_pair_hd.h, engine/contact/standard_rows_hd.h). The first test cases
 // run those functions on the CPU exactly as the kernels arrange them (flattened model, per-shape
 // world arrays, count-scan-write sweep, per-pair sinks, keep-scan rows, sorted per-body scatter,
@@ -19,9 +19,9 @@
 
 #include "engine/collision/narrow_phase.h"
 #include "engine/contact/contact_model.h"
+#include "engine/exec/step_hd.h"
 #include "engine/scene/scene_loader.h"
 #include "gpu/gpu_backend.h"
-#include "gpu/step_hd.h"
 
 using namespace cs;
 

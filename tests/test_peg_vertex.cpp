@@ -11,6 +11,7 @@
 #include "engine/geometry/overlap_volume.h"
 #include "engine/model_builder.h"
 #include "engine/solver/lemke.h"
+#include "engine/step_problem.h"
 #include "engine/world.h"
 
 using namespace cs;

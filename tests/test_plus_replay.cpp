@@ -6,10 +6,12 @@
 
 #include <cmath>
 #include <string>
+#include <thread>
 
 #include "engine/contact/plus_examples.h"
 #include "engine/contact/plus_impact.h"
 #include "engine/contact/plus_model.h"
+#include "engine/contact/step_context.h"
 #include "engine/scene/scene_loader.h"
 #include "engine/world.h"
 
@@ -62,26 +64,40 @@ TEST_CASE("PLUS replay: per-interval body velocities match the point velocities 
     }
 }
 
-TEST_CASE("PLUS replay: the world records the newtons_cradle impact (table 2's five rounds)") {
+namespace {
+
+struct Cradle {
     Model model;
     WorldSettings settings;
+};
+
+Cradle loadCradle() {
+    Cradle c;
     SceneInfo info;
     std::string error;
-    REQUIRE(loadScene("newtons_cradle", model, settings, info, &error));
-    settings.solver.contactModel = ContactModelType::PLUS;
-    World world(model, settings);
-    plusSetImpactRecording(true);
-    const long long serial0 = plusRecordedImpactSerial();
+    REQUIRE(loadScene("newtons_cradle", c.model, c.settings, info, &error));
+    c.settings.solver.contactModel = ContactModelType::PLUS;
+    return c;
+}
+
+// Steps until the world records an impact (at most 60 steps); returns the steps taken.
+int stepToImpact(World& world) {
+    world.stepContext().plus.recordImpacts = true;
+    const long long serial0 = world.stepContext().plus.impactSerial;
     int steps = 0;
-    while (plusRecordedImpactSerial() == serial0 && steps < 60) {
+    while (world.stepContext().plus.impactSerial == serial0 && steps < 60) {
         world.step();
         ++steps;
     }
-    plusSetImpactRecording(false);
-    REQUIRE(plusRecordedImpactSerial() != serial0);
+    return steps;
+}
+
+// The newtons_cradle impact as [PLUS] table 2 gives it: five rounds, one pair compressing per round.
+void checkCradleImpact(const Model& model, const PlusStepData& plus, int steps, Real dt) {
+    REQUIRE(plus.impactSerial > 0);
     // Ball 0 starts 0.1 m from ball 1 at 2 m/s: the impact comes in the step that closes the gap.
-    CHECK(steps * settings.dt == doctest::Approx(0.05).epsilon(0.2));
-    const std::vector<PlusImpactRecord>& records = plusRecordedImpacts();
+    CHECK(steps * dt == doctest::Approx(0.05).epsilon(0.2));
+    const std::vector<PlusImpactRecord>& records = plus.impacts;
     REQUIRE(records.size() == 1);
     const PlusImpactRecord& r = records[0];
     CHECK(r.result.rounds == 5);
@@ -104,4 +120,37 @@ TEST_CASE("PLUS replay: the world records the newtons_cradle impact (table 2's f
         Real expected = ballOf(r.bodies[b]) == 4 ? Real(-2) : Real(0);
         CHECK(last.bodyVelocity[b].lin.x == doctest::Approx(expected).epsilon(1e-9));
     }
+}
+
+}  // namespace
+
+TEST_CASE("PLUS replay: the world records the newtons_cradle impact (table 2's five rounds)") {
+    Cradle c = loadCradle();
+    World world(c.model, c.settings);
+    const int steps = stepToImpact(world);
+    checkCradleImpact(c.model, world.stepContext().plus, steps, c.settings.dt);
+}
+
+// Issue 37: the recording is the world's (its step context), not the thread's, so a world stepped
+// on another thread (the app's physics thread) records its impacts, and a world on this thread
+// that does not record keeps none.
+TEST_CASE("PLUS replay: a world stepped on a second thread records its impact") {
+    Cradle c = loadCradle();
+    World recorded(c.model, c.settings), plain(c.model, c.settings);
+    int steps = 0;
+    std::thread physics([&] { steps = stepToImpact(recorded); });
+    for (int i = 0; i < 12; ++i) plain.step();   // the same impact, unrecorded, meanwhile
+    physics.join();
+    checkCradleImpact(c.model, recorded.stepContext().plus, steps, c.settings.dt);
+    CHECK(plain.stepContext().plus.impacts.empty());
+    CHECK(plain.stepContext().plus.impactSerial == 0);
+    // Recording changes nothing, and neither world's step touched the other's data: after as many
+    // steps, the two are the same bits.
+    REQUIRE(steps <= 12);
+    for (int i = steps; i < 12; ++i) recorded.step();
+    for (int b = 0; b < c.model.bodyCount(); ++b)
+        for (int k = 0; k < 3; ++k) {
+            CHECK(recorded.state().pos[b][k] == plain.state().pos[b][k]);
+            CHECK(recorded.state().linVel[b][k] == plain.state().linVel[b][k]);
+        }
 }

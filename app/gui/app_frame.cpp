@@ -83,8 +83,6 @@ bool SandboxApp::init(GlContext* gl, std::string* error) {
     captureDir_ = !options_.captureDir.empty() ? options_.captureDir
                   : home && *home          ? std::string(home) + "/Videos/contact-sandbox"
                                            : std::string("captures");
-    // PLUS keeps its impacts' per-interval traces for the replay window (impact_replay.h).
-    plusSetImpactRecording(true);
     impact.clear();
     return true;
 }

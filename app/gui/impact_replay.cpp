@@ -25,16 +25,16 @@ void ImpactReplay::clear() {
     index = 0;
     playing = false;
     justCaptured = false;
-    serialSeen = plusRecordedImpactSerial();
+    serialSeen = plusLatestImpactSerial();
 }
 
-bool ImpactReplay::capture(int copyIndex, long long appTick) {
-    long long serial = plusRecordedImpactSerial();
-    if (serial == serialSeen) return false;
+bool ImpactReplay::capture(const PlusStepData& plus, int copyIndex, long long appTick) {
+    const long long serial = plus.impactSerial;
+    if (serial <= serialSeen) return false;   // serials grow across worlds (plusLatestImpactSerial)
     serialSeen = serial;
     // Copies step in lockstep: within one step, the lowest copy's impact is kept.
     if (tick == appTick && copy >= 0 && copy < copyIndex) return false;
-    records = plusRecordedImpacts();
+    records = plus.impacts;
     copy = copyIndex;
     tick = appTick;
     ++captured;

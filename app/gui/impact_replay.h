@@ -23,7 +23,7 @@ struct ImpactReplay {
     std::vector<PlusImpactRecord> records;   // the impacts of the last substep that had any
     int copy = -1;                     // the copy they came from (-1: none yet)
     long long tick = -1;               // the app step that resolved them
-    long long serialSeen = 0;          // plusRecordedImpactSerial() already captured
+    long long serialSeen = 0;          // the latest PlusStepData::impactSerial already captured
     int captured = 0;                  // impacts captured since the scene was loaded
 
     // ---- what the window shows ----
@@ -41,8 +41,9 @@ struct ImpactReplay {
     bool justCaptured = false;         // set by capture(); the frame loop pauses on it
 
     void clear();
-    // Takes the recorded impacts when the serial moved on (call after each copy's step).
-    bool capture(int copyIndex, long long appTick);
+    // Takes a copy's recorded impacts (its world's stepContext().plus) when they are newer than
+    // those seen (call after each copy's step).
+    bool capture(const PlusStepData& plus, int copyIndex, long long appTick);
 
     const PlusImpactRecord* current() const;
     int intervals() const;             // N of the shown record

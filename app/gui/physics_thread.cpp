@@ -49,8 +49,12 @@ void lowerThisThreadPriority() {
 
 bool SandboxApp::canStepInBackground() const {
     if (options_.fixedStep || video_.isOpen() || replaying_) return false;
-    for (const auto& c : copies_)
-        if (c->world.settings.solver.contactModel == ContactModelType::PLUS) return false;
+    // A PLUS copy records its impacts on the physics thread too (World::stepContext), and the
+    // replay takes them when the job is adopted; but pausing at an impact needs the step that
+    // resolved it, so with the replay window pausing on impacts the copies step here.
+    if (view.impact && impact.pauseOnImpact)
+        for (const auto& c : copies_)
+            if (c->world.settings.solver.contactModel == ContactModelType::PLUS) return false;
     return true;
 }
 
@@ -167,6 +171,11 @@ void SandboxApp::adoptSteps() {
         c.world.dragSettings = c.stepping->dragSettings;
         c.stepMs = jobStepMs_[i];
         c.failedSteps += c.jobFailedSteps;
+        // The job's last impact (the copies stepped in lockstep, as stepCopies does).
+        if (c.world.settings.solver.contactModel == ContactModelType::PLUS) {
+            impact.capture(c.world.stepContext().plus, int(i), tick_ + jobSteps_);
+            impact.justCaptured = false;   // no pause: that needs the step itself (canStepInBackground)
+        }
         if (!c.stepError.empty()) {
             status = c.label + ": " + c.stepError;
             c.lastFailure = c.stepError;

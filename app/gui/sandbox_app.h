@@ -148,8 +148,8 @@ public:
     bool helpMarkerCentre(int n, glm::vec2& pixel) const;
 
     // ---- physics on its own thread (physics_thread.cpp) ----
-    // In real time (not fixed stepping, recording or replaying; no PLUS copy, whose impact
-    // capture is the UI's) the copies step on a thread of their own, so a step slower than a
+    // In real time (not fixed stepping, recording or replaying; no PLUS copy while the impact
+    // replay pauses on impacts) the copies step on a thread of their own, so a step slower than a
     // frame never holds the window. The UI keeps drawing and changing copy.world; the thread
     // steps copies of it and they are swapped in when done, with the UI's events of meanwhile
     // applied again.

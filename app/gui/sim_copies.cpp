@@ -110,6 +110,9 @@ void SandboxApp::setCopies(const std::vector<CopySpec>& specs) {
         c->spec = CopySpec::of(s);
         c->label = copyLabel(s);
         c->world = World(sceneModel_, s);
+        // PLUS keeps its impacts' traces for the replay window (impact_replay.h), on whichever
+        // thread steps the world (World::stepContext).
+        c->world.stepContext().plus.recordImpacts = true;
         copies_.push_back(std::move(c));
     }
     applyFemDeform();
@@ -163,7 +166,8 @@ void SandboxApp::stepCopies() {
         grasp_.driver.apply(c->world);   // the grasp's command, between steps (grasp_ui.h)
         c->world.step();
         c->stepMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s0).count();
-        if (c->world.settings.solver.contactModel == ContactModelType::PLUS) impact.capture(int(i), tick_);
+        if (c->world.settings.solver.contactModel == ContactModelType::PLUS)
+            impact.capture(c->world.stepContext().plus, int(i), tick_);
         if (c->world.lastStepFailed()) {
             status = c->label + ": " + c->world.lastError();
             c->lastFailure = c->world.lastError();

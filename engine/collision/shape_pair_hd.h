@@ -2,7 +2,7 @@
 // phase as CS_HD functions over plain views, written once for the CPU loops and the CUDA kernels.
 //
 // The CPU narrow phase (polytope_contacts.cpp, narrow_phase.cpp) and the CUDA narrow phase
-// (gpu/gpu_collision.cu, via gpu/flat_model.h's collideShapePair) call the same functions here:
+// (gpu/gpu_collision.cu, via engine/exec/flat_model.h's collideShapePair) call the same functions here:
 //   - world-frame poses, AABBs and polytopes, one element at a time (world_polytope.h fills a
 //     WorldPolytope with them on the CPU; a kernel fills flat per-shape arrays on the GPU);
 //   - collidePolytopePair: the four feature-pair passes of [PEG] section 5.2 (3D) over two

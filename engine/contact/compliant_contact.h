@@ -18,7 +18,9 @@
 #include <vector>
 
 #include "engine/collision/potential_contact.h"
-#include "engine/world.h"
+#include "engine/model.h"
+#include "engine/settings.h"
+#include "engine/state.h"
 
 namespace cs {
 

@@ -22,27 +22,14 @@
 
 #include <numeric>
 
+#include "engine/contact/step_context.h"
 #include "engine/solver/integrate.h"
 
 namespace cs {
 
-namespace {
-
-struct CompliantStepData {
-    std::vector<Vec3> impulse;   // (potential contacts) world, on A
-    CompliantStats stats;
-    std::vector<int> bodies;     // integrated bodies
-    std::vector<Vec3> pos, linVel, angVel;   // (bodies) the integrator's end state
-    std::vector<Quat> rot;
-};
-thread_local CompliantStepData tStep;
-
-}  // namespace
-
-const CompliantStats& compliantLastStepStats() { return tStep.stats; }
-
 void compliantPreSolve(const ContactStageInput& in, BodyVelocities& bodies) {
-    tStep = CompliantStepData{};
+    CompliantStepData& step = in.context->compliant;
+    step = CompliantStepData{};
     const Model& model = in.model;
     const int nb = model.bodyCount();
     auto dynamic = [&](int b) { return b >= 0 && bodies.invMass[b] > 0; };
@@ -69,43 +56,45 @@ void compliantPreSolve(const ContactStageInput& in, BodyVelocities& bodies) {
     makeCompliantContacts(model, in.state, in.potential, in.settings, contacts);
     State st = in.state;
     std::vector<CompliantSample> samples;
-    integrateCompliant(model, st, moving, contacts, in.settings, in.h, &tStep.stats, &samples);
-    if (!samples.empty()) tStep.impulse = samples.back().impulse;
+    integrateCompliant(model, st, moving, contacts, in.settings, in.h, &step.stats, &samples);
+    if (!samples.empty()) step.impulse = samples.back().impulse;
     for (int b = 0; b < nb; ++b)
         if (moving[b]) {
             bodies.unconstrained[b] = Spatial{st.linVel[b], st.angVel[b]};
-            tStep.bodies.push_back(b);
-            tStep.pos.push_back(st.pos[b]);
-            tStep.rot.push_back(st.rot[b]);
-            tStep.linVel.push_back(st.linVel[b]);
-            tStep.angVel.push_back(st.angVel[b]);
+            step.bodies.push_back(b);
+            step.pos.push_back(st.pos[b]);
+            step.rot.push_back(st.rot[b]);
+            step.linVel.push_back(st.linVel[b]);
+            step.angVel.push_back(st.angVel[b]);
         }
 }
 
 void compliantPostIntegrate(const ContactStageInput& in, State& state) {
+    const CompliantStepData& step = in.context->compliant;
     // The world moved the bodies with x + h u+ (u+ = v_end + du): put them at the integrator's
     // end pose instead, carrying the solve's du (see the file's header).
-    for (size_t k = 0; k < tStep.bodies.size(); ++k) {
-        const int b = tStep.bodies[k];
-        const Vec3 dv = state.linVel[b] - tStep.linVel[k], dw = state.angVel[b] - tStep.angVel[k];
-        state.pos[b] = tStep.pos[k];
-        state.rot[b] = tStep.rot[k];
+    for (size_t k = 0; k < step.bodies.size(); ++k) {
+        const int b = step.bodies[k];
+        const Vec3 dv = state.linVel[b] - step.linVel[k], dw = state.angVel[b] - step.angVel[k];
+        state.pos[b] = step.pos[k];
+        state.rot[b] = step.rot[k];
         integrateBody(state.pos[b], state.rot[b], dv, dw, in.h);
-        state.linVel[b] = tStep.linVel[k] + dv;
-        state.angVel[b] = tStep.angVel[k] + dw;
+        state.linVel[b] = step.linVel[k] + dv;
+        state.angVel[b] = step.angVel[k] + dw;
     }
 }
 
 void storeCompliantResults(const ContactStageInput& in, std::vector<Contact>& contacts, std::vector<WarmImpulse>& warm) {
+    const CompliantStepData& step = in.context->compliant;
     contacts.clear();
     warm.clear();
-    for (size_t i = 0; i < in.potential.size() && i < tStep.impulse.size(); ++i) {
+    for (size_t i = 0; i < in.potential.size() && i < step.impulse.size(); ++i) {
         const PotentialContact& g = in.potential[i];
         Contact c;
         c.geometry = g;
         c.mu = mixFriction(in.model, g.bodyA, g.bodyB, in.settings.frictionScale);
         tangentBasis(g.normal, c.tangent[0], c.tangent[1]);
-        Vec3 p = tStep.impulse[i];
+        Vec3 p = step.impulse[i];
         c.normalImpulse = dot(p, g.normal);
         c.tangentImpulse[0] = dot(p, c.tangent[0]);
         c.tangentImpulse[1] = dot(p, c.tangent[1]);

@@ -6,6 +6,7 @@
 #include "engine/contact/ccp_model.h"
 #include "engine/contact/compliant_model.h"
 #include "engine/contact/plus_model.h"
+#include "engine/contact/step_context.h"
 
 #include "engine/contact/peg_model.h"
 
@@ -52,7 +53,15 @@ Contact contactFromRows(const PotentialContact& g, const ConstraintRows& rows, i
     return c;
 }
 
+// A call outside a world's step (step_problem.h, the tests) gets a step context of its own.
 void contactPreSolve(const ContactStageInput& in, BodyVelocities& bodies) {
+    if (!in.context) {
+        StepContext own;
+        ContactStageInput with = in;
+        with.context = &own;
+        contactPreSolve(with, bodies);
+        return;
+    }
     switch (in.settings.solver.contactModel) {
     case ContactModelType::PLUS: plusPreSolve(in, bodies); break;
     case ContactModelType::Compliant: compliantPreSolve(in, bodies); break;
@@ -61,6 +70,13 @@ void contactPreSolve(const ContactStageInput& in, BodyVelocities& bodies) {
 }
 
 void buildContactRows(const ContactStageInput& in, ConstraintRows& rows) {
+    if (!in.context) {
+        StepContext own;
+        ContactStageInput with = in;
+        with.context = &own;
+        buildContactRows(with, rows);
+        return;
+    }
     switch (in.settings.solver.contactModel) {
     case ContactModelType::PLUS: buildPlusRows(in, rows); break;
     case ContactModelType::Compliant: break;   // forces, integrated in preSolve

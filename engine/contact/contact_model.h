@@ -16,13 +16,16 @@
 #include <vector>
 
 #include "engine/collision/potential_contact.h"
+#include "engine/debug_draw.h"
+#include "engine/settings.h"
 #include "engine/solver/constraint_rows.h"
 #include "engine/solver/newton.h"
-#include "engine/world.h"
+#include "engine/step_types.h"
 
 namespace cs {
 
-struct RowCull;   // engine/contact/row_culling.h
+struct RowCull;       // engine/contact/row_culling.h
+struct StepContext;   // engine/contact/step_context.h
 
 struct ContactStageInput {
     const Model& model;
@@ -31,6 +34,12 @@ struct ContactStageInput {
     const std::vector<PotentialContact>& potential;
     Real h;
     RowCull* cull = nullptr;   // standard model: leave out contacts that cannot close (row_culling.h)
+    // The world's step context (step_context.h): PEG, PLUS and the compliant model keep there what
+    // a later stage of the same step reads. Null: contactPreSolve and buildContactRows use one of
+    // their own for the call (a problem built outside a world's step, step_problem.h);
+    // contactPostIntegrate and storeContactResults need the one their step's preSolve and
+    // buildRows were given.
+    StepContext* context = nullptr;
 };
 
 // True when the model is implemented in this build; otherwise *why says which issue adds it.

@@ -24,7 +24,7 @@
 // Rows: a U-constraint is a RowKind::Normal row, I and X are RowKind::Group rows with gap
 // members (constraint_rows.h); each gets the standard model's two friction rows on its primary.
 // Edge pairs the narrow phase leaves out (crossings near an edge's end) are formed here for the
-// X-constraints (tSynthetic): without them an edge leaving a relaxed vertex could sink through
+// X-constraints (StepContext::peg): without them an edge leaving a relaxed vertex could sink through
 // the other body's edge (measured: pour3d at h = 1 ms reached 4.6 cm edge-edge overlap and
 // exploded at t = 2.39 s).
 // Vertex-vertex X-constraints (eq. 38, as we read it): addVertexVertexConstraints below
@@ -39,6 +39,7 @@
 #include "engine/collision/world_polytope.h"
 #include "engine/contact/peg_geometry.h"
 #include "engine/contact/standard_rows_hd.h"
+#include "engine/contact/step_context.h"
 
 namespace cs {
 
@@ -60,11 +61,11 @@ const WarmImpulse* findWarm(const std::vector<WarmImpulse>& warm, const ContactK
 // Edge-edge pairs PEG forms itself for X-constraints where the narrow phase has none: it leaves
 // a crossing near an edge's end to the vertex's contacts (narrow_phase.h, endpointTol), and PEG
 // relaxes exactly those. Indexed after the step's potential contacts (owner >= potential.size());
-// rebuilt by buildPegRows and read by storePegResults of the same step on the same thread.
-thread_local std::vector<PotentialContact> tSynthetic;
+// rebuilt by buildPegRows and read by storePegResults of the same step (StepContext::peg).
+std::vector<PotentialContact>& synthetic(const ContactStageInput& in) { return in.context->peg.synthetic; }
 
 const PotentialContact& contactAt(const ContactStageInput& in, int i) {
-    return i < (int)in.potential.size() ? in.potential[i] : tSynthetic[i - in.potential.size()];
+    return i < (int)in.potential.size() ? in.potential[i] : synthetic(in)[i - in.potential.size()];
 }
 
 // Jacobian blocks of a contact's normal: J = [n, rA x n | -n, -(rB x n)].
@@ -132,15 +133,15 @@ int faceOf(const PotentialContact& c) {
 int findPair(const ContactStageInput& in, size_t first, size_t last, size_t synthFirst, uint32_t fa, uint32_t fb) {
     for (size_t i = first; i < last; ++i)
         if (in.potential[i].featureA == fa && in.potential[i].featureB == fb) return (int)i;
-    for (size_t k = synthFirst; k < tSynthetic.size(); ++k)
-        if (tSynthetic[k].featureA == fa && tSynthetic[k].featureB == fb) return int(in.potential.size() + k);
+    for (size_t k = synthFirst; k < synthetic(in).size(); ++k)
+        if (synthetic(in)[k].featureA == fa && synthetic(in)[k].featureB == fb) return int(in.potential.size() + k);
     return -1;
 }
 
 int pushSynthetic(const PotentialContact& model, PotentialContact c, const ContactStageInput& in) {
     c.shapeA = model.shapeA; c.shapeB = model.shapeB; c.bodyA = model.bodyA; c.bodyB = model.bodyB;
-    tSynthetic.push_back(c);
-    return int(in.potential.size() + tSynthetic.size() - 1);
+    synthetic(in).push_back(c);
+    return int(in.potential.size() + synthetic(in).size() - 1);
 }
 
 // How far the two bodies' surfaces can approach each other within the step, bounded from the
@@ -283,7 +284,7 @@ void buildPolytopePair(const ContactStageInput& in, ConstraintRows& rows, size_t
     const Real reach = motionReach(in, c0, A, B);
     const Real feasibleDelta = peg.feasibleDelta + reach, edgeEps = peg.edgeEps + reach;
 
-    const size_t synthFirst = tSynthetic.size();
+    const size_t synthFirst = synthetic(in).size();
 
     // Vertex groups: vertex-face contacts of one vertex, in contact order (sorted by feature).
     thread_local std::vector<int> order, used, members, xSecondary;
@@ -417,8 +418,8 @@ void buildPolytopePair(const ContactStageInput& in, ConstraintRows& rows, size_t
             if (gap > in.settings.contactMargin || gap < -Real(0.1)) continue;
             PotentialContact c = makePotentialContact(PairType::EdgeEdge, fa, fb, qa, qb, n, gap);
             c.shapeA = c0.shapeA; c.shapeB = c0.shapeB; c.bodyA = c0.bodyA; c.bodyB = c0.bodyB;
-            const int id = int(in.potential.size() + tSynthetic.size());
-            tSynthetic.push_back(c);
+            const int id = int(in.potential.size() + synthetic(in).size());
+            synthetic(in).push_back(c);
             Vec3 d = P.vertices[P.edges[ep].tail == eg.vertex ? P.edges[ep].head : P.edges[ep].tail] - P.vertices[eg.vertex];
             int face = pegEdgeOrientationFace(d, Q.faces[eg.face[0]].normal, Q.faces[eg.face[1]].normal);
             addConstraint(in, rows, id, &eg.contact[face], 1);
@@ -484,13 +485,13 @@ static void addUnlistedVertexVertex(const ContactStageInput& in, ConstraintRows&
         wb.assign(model.polytopes[model.shapePolytope[sp.shapeB]], shapeWorldTransform(model, in.state, sp.shapeB));
         PotentialContact c0{};
         c0.shapeA = sp.shapeA; c0.shapeB = sp.shapeB; c0.bodyA = ba; c0.bodyB = bb;
-        addVertexVertexConstraints(in, rows, wa.view(), wb.view(), c0, 0, 0, tSynthetic.size());
+        addVertexVertexConstraints(in, rows, wa.view(), wb.view(), c0, 0, 0, synthetic(in).size());
     }
 }
 
 void buildPegRows(const ContactStageInput& in, ConstraintRows& rows) {
     const std::vector<PotentialContact>& pc = in.potential;
-    tSynthetic.clear();
+    synthetic(in).clear();
     if (in.settings.solver.peg.vertexVertex) addUnlistedVertexVertex(in, rows);
     for (size_t first = 0; first < pc.size();) {
         size_t last = first + 1;
@@ -576,27 +577,6 @@ PegGroupCounts countPegGroups(const std::vector<Contact>& contacts) {
         if (c.pegTrap) n.traps++;
     }
     return n;
-}
-
-void buildStepProblem(const World& world, StepProblem& out) {
-    const Model& model = world.model();
-    const State& state = world.state();
-    const WorldSettings& settings = world.settings;
-    const int nb = model.bodyCount();
-    out.h = settings.dt / (settings.substeps > 0 ? settings.substeps : 1);
-    std::vector<uint8_t> active(nb);
-    for (int b = 0; b < nb; ++b) active[b] = world.isActive(b) ? 1 : 0;
-    std::vector<Aabb> aabbs;
-    std::vector<ShapePair> pairs;
-    const NarrowPhaseSettings narrow = narrowPhaseSettings(settings, out.h);
-    computeContactAabbs(model, state, narrow, aabbs);
-    findPairs(model, aabbs, active.data(), pairs);
-    collidePairs(model, state, pairs, narrow, out.potential);
-    startBodyVelocities(model, state, active.data(), settings.gravity, out.h, out.bodies);
-    out.bodies.velocity = out.bodies.unconstrained;
-    out.rows.clear();
-    ContactStageInput in{model, settings, state, out.potential, out.h};
-    buildContactRows(in, out.rows);
 }
 
 }  // namespace cs

@@ -23,15 +23,4 @@ struct PegGroupCounts {
 };
 PegGroupCounts countPegGroups(const std::vector<Contact>& contacts);
 
-// One step's problem, built from the world's current state exactly as World::step builds it
-// (broad and narrow phase, unconstrained velocities, contact rows of the world's contact
-// model; no joints or drag). For tests and the Lemke check.
-struct StepProblem {
-    std::vector<PotentialContact> potential;
-    ConstraintRows rows;
-    BodyVelocities bodies;
-    Real h = 0;
-};
-void buildStepProblem(const World& world, StepProblem& out);
-
 }  // namespace cs

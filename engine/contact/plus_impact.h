@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "engine/core/math.h"
-#include "engine/world.h"
+#include "engine/settings.h"
 
 namespace cs {
 

@@ -18,11 +18,13 @@
 #include "engine/contact/plus_model.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 
 #include "engine/collision/potential_contact.h"
+#include "engine/contact/step_context.h"
 #include "engine/solver/joint_rows.h"
 
 namespace cs {
@@ -33,12 +35,8 @@ void storeStandardResults(const ContactStageInput& in, const ConstraintRows& row
 
 namespace {
 
-// The report of the last preSolve on this thread, read back by storeResults of the same
-// substep (both run on the stepping thread, one after the other, World::substep).
-thread_local PlusStepReport tLastReport;
-thread_local bool tRecordImpacts = false;
-thread_local std::vector<PlusImpactRecord> tImpactRecords;
-thread_local long long tImpactSerial = 0;
+// The serials of recordings (PlusStepData::impactSerial), shared by every world and thread.
+std::atomic<long long> gImpactSerial{0};
 
 Vec3 pointVelocity(const State& st, int body, Vec3 p) {
     if (body < 0) return Vec3{0, 0, 0};
@@ -63,14 +61,12 @@ Real minRestitution(const Model& model, const PlusSettings& s, int a, int b) {
 
 }  // namespace
 
-const PlusStepReport& plusLastStepReport() { return tLastReport; }
-void plusSetImpactRecording(bool on) { tRecordImpacts = on; }
-const std::vector<PlusImpactRecord>& plusRecordedImpacts() { return tImpactRecords; }
-long long plusRecordedImpactSerial() { return tImpactSerial; }
+long long plusLatestImpactSerial() { return gImpactSerial.load(); }
 
 void plusPreSolve(const ContactStageInput& in, BodyVelocities& bodies) {
     auto t0 = std::chrono::steady_clock::now();
-    PlusStepReport& report = tLastReport;
+    PlusStepData& data = in.context->plus;
+    PlusStepReport& report = data.report;
     report = PlusStepReport{};
     const PlusSettings& s = in.settings.plus;
     const Model& model = in.model;
@@ -182,7 +178,7 @@ void plusPreSolve(const ContactStageInput& in, BodyVelocities& bodies) {
             bil.jacobianB = jointRows.jacobianB[r];
             prob.bilateral.push_back(bil);
         }
-        ImpactResult res = solvePlusImpact(prob, s, tRecordImpacts);
+        ImpactResult res = solvePlusImpact(prob, s, data.recordImpacts);
         for (size_t k = 0; k < global.size(); ++k) {
             bodies.unconstrained[global[k]].lin += res.deltaVelocity[k].lin;
             bodies.unconstrained[global[k]].ang += res.deltaVelocity[k].ang;
@@ -202,10 +198,10 @@ void plusPreSolve(const ContactStageInput& in, BodyVelocities& bodies) {
             pr.impulse = res.impulse[k].x * q.t1 + res.impulse[k].y * q.t2 + res.impulse[k].z * q.normal;
             report.points.push_back(pr);
         }
-        if (tRecordImpacts) {
+        if (data.recordImpacts) {
             if (id == 0) {
-                tImpactRecords.clear();
-                ++tImpactSerial;
+                data.impacts.clear();
+                data.impactSerial = ++gImpactSerial;
             }
             PlusImpactRecord rec;
             rec.time = st.time;
@@ -214,7 +210,7 @@ void plusPreSolve(const ContactStageInput& in, BodyVelocities& bodies) {
             for (int k : contactOf) rec.contacts.push_back(in.potential[k]);
             rec.problem = std::move(prob);
             rec.result = std::move(res);
-            tImpactRecords.push_back(std::move(rec));
+            data.impacts.push_back(std::move(rec));
         }
     }
     report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -227,7 +223,7 @@ void buildPlusRows(const ContactStageInput& in, ConstraintRows& rows) {
 void storePlusResults(const ContactStageInput& in, const ConstraintRows& rows, const BodyVelocities& bodies,
                       std::vector<Contact>& contacts, std::vector<WarmImpulse>& warm) {
     storeStandardResults(in, rows, bodies, contacts, warm);
-    for (const PlusPointReport& pr : tLastReport.points)
+    for (const PlusPointReport& pr : in.context->plus.report.points)
         for (Contact& c : contacts)
             if (c.geometry.shapeA == pr.potential.shapeA && c.geometry.shapeB == pr.potential.shapeB &&
                 c.geometry.featureA == pr.potential.featureA && c.geometry.featureB == pr.potential.featureB) {

@@ -30,9 +30,6 @@ void storePlusResults(const ContactStageInput& in, const ConstraintRows& rows, c
                       std::vector<Contact>& contacts, std::vector<WarmImpulse>& warm);
 void drawPlusAnnotations(const std::vector<Contact>& contacts, DebugDraw& draw);
 
-// The report of the last PLUS preSolve run on the calling thread.
-const PlusStepReport& plusLastStepReport();
-
 // One resolved impact with its per-interval trace, for the app's slow-motion replay and round
 // timeline ([PLUS] table 2). Configuration and time are frozen during the impact.
 struct PlusImpactRecord {
@@ -44,11 +41,18 @@ struct PlusImpactRecord {
     ImpactResult result;                   // trace filled
 };
 
-// Recording of impacts with their traces, per thread like the step report; off by default (the
-// trace copies every point's state per interval). The records are those of the last substep
-// that resolved an impact; the serial changes whenever they are replaced.
-void plusSetImpactRecording(bool on);
-const std::vector<PlusImpactRecord>& plusRecordedImpacts();
-long long plusRecordedImpactSerial();
+// What PLUS keeps in a world's step context (step_context.h, World::stepContext().plus).
+struct PlusStepData {
+    PlusStepReport report;                   // the last preSolve's, read by storeResults of its substep
+    // Recording of impacts with their traces; off by default (the trace copies every point's
+    // state per interval). The records are those of the last substep that resolved an impact.
+    bool recordImpacts = false;
+    std::vector<PlusImpactRecord> impacts;
+    long long impactSerial = 0;              // set whenever impacts are replaced, from one counter of
+                                             //   the process: a larger serial is a later recording
+};
+
+// The serial of the latest recording of any world (0: none yet).
+long long plusLatestImpactSerial();
 
 }  // namespace cs

@@ -3,7 +3,8 @@
 
 #include <cmath>
 
-#include "engine/world.h"
+#include "engine/settings.h"
+#include "engine/step_types.h"
 
 namespace cs {
 

@@ -1,7 +1,7 @@
 // The standard contact model, one potential contact at a time, for both backends.
 //
 // standard_model.cpp (CPU) and the CUDA step (gpu/gpu_collision.cu's rowsKernel, via
-// gpu/step_hd.h) build the same three rows per potential contact from these CS_HD functions.
+// engine/exec/step_hd.h) build the same three rows per potential contact from these CS_HD functions.
 // The model itself is described in standard_model.cpp: [NSN] sections 3.3-4.3, [PEG] eq. 9.
 #pragma once
 

@@ -1,7 +1,7 @@
 // The pipeline from the state to the constraint rows: World::substep up to the solve, for the
 // standard contact model, over the executor verbs (executor.h).
 //
-//   prepare     per body: activity, inverse mass and inertia, u~ (gpu/step_hd.h prepareBody)
+//   prepare     per body: activity, inverse mass and inertia, u~ (engine/exec/step_hd.h prepareBody)
 //   broad       shapes into the world (flat_model.h shapeToWorld; boxes grown by the margin and,
 //               with settings.speculative, each part's reach); the sweep axis of largest
 //               variance; shapes sorted by the low end of their box; one sorted shape per thread

@@ -1,7 +1,7 @@
 // The step pipeline's data: the flat model, the state, the scratch of one step and its counters,
 // all in the executor's memory (host vectors or device buffers), structures of arrays.
 //
-// Model (gpu/flat_model.h FlatModel, uploaded when the world's bodies change), state (positions,
+// Model (engine/exec/flat_model.h FlatModel, uploaded when the world's bodies change), state (positions,
 // orientations, velocities, the warm-start cache: uploaded when the host changed the world,
 // downloaded after each step), scratch (rebuilt each substep: shapes in the world, pairs,
 // contacts, rows, the solver's vectors). Every count a stage produces goes to StepCounters in
@@ -16,13 +16,13 @@
 #include "engine/exec/executor.h"
 #include "engine/exec/pipeline_fem_data.h"
 #include "engine/exec/pipeline_joints_data.h"
+#include "engine/exec/step_hd.h"
 #include "engine/world.h"
-#include "gpu/step_hd.h"
 
 namespace cs {
 
 constexpr int kMaxNewtonHistory = 64;          // merit history entries per step
-constexpr int kMaxColours = kGpuMaxColours;    // Gauss-Seidel colours (gpu/step_hd.h)
+constexpr int kMaxColours = kGpuMaxColours;    // Gauss-Seidel colours (engine/exec/step_hd.h)
 
 // Scalars of one step, in the executor's memory; copied to the host once per step.
 struct StepCounters {

@@ -16,7 +16,7 @@
 
 namespace cs {
 
-// Gauss-Seidel colours by Jones-Plassmann rounds (gpu/step_hd.h colourRowInRound) of the first
+// Gauss-Seidel colours by Jones-Plassmann rounds (engine/exec/step_hd.h colourRowInRound) of the first
 // *count items (rows, or the CCP solver's contacts) of the view s, whose bodies' sorted entries
 // are entries / bodyStart; then the items sorted by colour: colourRowsOut, colourStart
 // (kMaxColours + 2), colourSize (kMaxColours + 1; the last one the items no colour took, swept

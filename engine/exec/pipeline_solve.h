@@ -3,7 +3,7 @@
 // PCR with the diagonal or the block preconditioner (engine/solver/block_preconditioner_hd.h).
 //
 // The per-row and per-body math is the shared CS_HD code (constraint_rows.h evalRow, row_system.h,
-// gpu/step_hd.h); the scalar decisions are krylov_steps_hd.h's, the ones the CPU solvers take.
+// engine/exec/step_hd.h); the scalar decisions are krylov_steps_hd.h's, the ones the CPU solvers take.
 // What is here is the control flow, written so that it needs no host round trip: loops have a
 // fixed shape (Newton iterations x linear iterations), every stage is gated by a flag in the
 // executor's memory (counters.newtonActive, linear.active) that a serial step clears once the
@@ -14,7 +14,7 @@
 // Sums are added in the CPU's orders on the host (SumOrder: blocked, by runs in the gathers,
 // plain for the merit), and the scatter w = H^-1 J^T x is the sorted per-body sum by runs, so on
 // the host this stage gives the CPU's bits for Jacobi, PCG and PCR. Gauss-Seidel colours its rows
-// by parallel rounds (gpu/step_hd.h) instead of the CPU's serial greedy colouring: a different,
+// by parallel rounds (engine/exec/step_hd.h) instead of the CPU's serial greedy colouring: a different,
 // equally valid sweep order, so its results agree with the CPU's within the solver's accuracy.
 #pragma once
 

@@ -28,8 +28,9 @@
 
 #include "engine/collision/broad_phase.h"
 #include "engine/contact/row_culling.h"
+#include "engine/settings.h"
 #include "engine/solver/newton.h"
-#include "engine/world.h"
+#include "engine/step_types.h"
 
 namespace cs {
 

@@ -14,10 +14,11 @@
 #pragma once
 
 #include "engine/model.h"
+#include "engine/settings.h"
 #include "engine/solver/constraint_rows.h"
 #include "engine/solver/drag_rows_hd.h"
 #include "engine/state.h"
-#include "engine/world.h"
+#include "engine/step_types.h"
 
 namespace cs {
 

@@ -6,9 +6,9 @@
 #include <cstring>
 #include <numeric>
 
+#include "engine/exec/step_hd.h"
 #include "engine/solver/ccp_solvers.h"
 #include "engine/solver/linear_solvers.h"
-#include "gpu/step_hd.h"
 
 namespace cs {
 

@@ -36,9 +36,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/settings.h"
 #include "engine/solver/ccp_steps_hd.h"
 #include "engine/solver/newton.h"
-#include "engine/world.h"
+#include "engine/step_types.h"
 
 namespace cs {
 
@@ -81,7 +82,7 @@ public:
     std::vector<Real> limit;            // (blocks) bilateral impulse bound (the drag's)
     // Gauss-Seidel order: blocks sorted by colour, colours 0 .. kCcpColours - 1 share no dynamic
     // body within a colour; the last range [colourStart[kCcpColours], blockCount) is swept in
-    // order. The colouring is the device pipeline's (gpu/step_hd.h colourRowInRound over blocks).
+    // order. The colouring is the device pipeline's (engine/exec/step_hd.h colourRowInRound over blocks).
     std::vector<int> colourOrder, colourStart;
 
 private:

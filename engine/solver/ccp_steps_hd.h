@@ -18,7 +18,7 @@
 namespace cs {
 
 enum CcpBlockKind : int { kCcpBilateral = 0, kCcpUnilateral = 1, kCcpCone = 2 };
-constexpr int kCcpColours = 64;   // projected Gauss-Seidel colours (gpu/step_hd.h kGpuMaxColours)
+constexpr int kCcpColours = 64;   // projected Gauss-Seidel colours (engine/exec/step_hd.h kGpuMaxColours)
 
 // d_i,0 of section 4: Phi / h for a normal row; a bilateral row's bias is already m/s.
 CS_HD Real ccpRowOffset(int kind, Real bias, Real h) {

@@ -12,8 +12,9 @@
 // columns of a shared body summed.
 #pragma once
 
+#include "engine/model.h"
 #include "engine/solver/constraint_rows.h"
-#include "engine/world.h"
+#include "engine/state.h"
 
 namespace cs {
 

@@ -1,8 +1,9 @@
 // Bilateral rows: joints in the compliance form of [NSN] section 3.2, and the mouse drag.
 #pragma once
 
+#include "engine/settings.h"
 #include "engine/solver/constraint_rows.h"
-#include "engine/world.h"
+#include "engine/step_types.h"
 
 namespace cs {
 

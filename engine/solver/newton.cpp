@@ -37,8 +37,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/settings.h"
 #include "engine/solver/newton_steps_hd.h"
-#include "engine/world.h"
+#include "engine/step_types.h"
 
 namespace cs {
 

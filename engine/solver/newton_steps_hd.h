@@ -2,7 +2,7 @@
 // the step pipeline (engine/exec/pipeline_newton.h, host and device) call these CS_HD functions
 // on the same merits, so the two take the same decisions bit for bit.
 //
-// Three safeguards, each a SolverSettings entry (engine/world.h):
+// Three safeguards, each a SolverSettings entry (engine/settings.h):
 //  - the best iterate: the impulses with the least merit seen in the step are kept, and returned
 //    when Newton ends at its cap clearly worse than them (restoreBestIterate);
 //  - the inexact-Newton forcing term of Eisenstat and Walker (1996, "Choosing the forcing terms in

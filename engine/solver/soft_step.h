@@ -38,7 +38,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/world.h"
+#include "engine/settings.h"
+#include "engine/step_types.h"
 
 namespace cs {
 

@@ -7,10 +7,10 @@
 #pragma once
 
 #include "engine/contact/standard_rows_hd.h"
+#include "engine/exec/flat_model.h"
 #include "engine/solver/constraint_rows.h"
 #include "engine/solver/integrate.h"
 #include "engine/solver/row_system.h"
-#include "gpu/flat_model.h"
 
 namespace cs {
 
