@@ -128,6 +128,8 @@ struct Model {
     std::vector<Real> femTetActivation;              // (ntet) weight of the body's activation stress (0 or 1)
     std::vector<std::array<int, 3>> femTris;         // (ntri) boundary, wound outwards, node indices (global)
     std::vector<FemAttachment> femAttachments;       // (nattach)
+    std::vector<FemAttachment> femStaticPins;        // nodes attached to a static body: pinned instead
+                                                     //   (femNodeInvMass 0, no rows; fem_builder.cpp)
 
     // Initial state of each body (the scene's poses and velocities).
     std::vector<Vec3> initialPos, initialLinVel, initialAngVel;   // (nbody)

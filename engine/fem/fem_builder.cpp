@@ -95,7 +95,16 @@ int addFemBody(Model& model, const FemBodyDesc& desc, std::string* error) {
         at.body = a[1];
         const Transform bodyPose{model.initialPos[a[1]], model.initialRot[a[1]]};   // addBody sets these
         at.localPoint = rotateInv(bodyPose.rot, model.femInitialPos[at.node] - bodyPose.pos);
-        model.femAttachments.push_back(at);
+        // A node held at a static body's point is a pinned node: the same constraint, exact, with
+        // no rows. As three hard rows each (fem_rows_hd.h femAttachmentRows), pneunet_finger's 25
+        // base nodes put K^-1 over their 75 DOFs and a dense Schur solve into every condensed
+        // solve (condensed_rows.h), and their drift corrections into the nodes' velocities.
+        if (model.isStatic(at.body)) {
+            model.femNodeInvMass[at.node] = 0;
+            model.femStaticPins.push_back(at);
+        } else {
+            model.femAttachments.push_back(at);
+        }
     }
     model.femBodies.push_back(info);
     return body;

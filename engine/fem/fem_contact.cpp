@@ -304,11 +304,13 @@ void femNodeNeighbours(const Model& model, std::vector<int>& start, std::vector<
 
 void femNodeAttachments(const Model& model, std::vector<int>& start, std::vector<int>& bodies) {
     start.assign(model.femNodeCount() + 1, 0);
-    for (const FemAttachment& a : model.femAttachments) start[a.node + 1]++;
+    for (const auto* list : {&model.femAttachments, &model.femStaticPins})
+        for (const FemAttachment& a : *list) start[a.node + 1]++;
     for (int n = 0; n < model.femNodeCount(); ++n) start[n + 1] += start[n];
     bodies.resize(start.back());
     std::vector<int> fill(start.begin(), start.end() - 1);
-    for (const FemAttachment& a : model.femAttachments) bodies[fill[a.node]++] = a.body;
+    for (const auto* list : {&model.femAttachments, &model.femStaticPins})
+        for (const FemAttachment& a : *list) bodies[fill[a.node]++] = a.body;
 }
 
 void femNodeTriangles(const Model& model, std::vector<int>& start, std::vector<int>& tris) {
@@ -344,7 +346,7 @@ void buildFemContactRows(const Model& model, const WorldSettings& settings, cons
         femNodeNeighbours(model, scratch.nbrStart, scratch.nbrs);
     }
     if (scratch.attachStart.size() != size_t(model.femNodeCount() + 1) ||
-        scratch.attachBodies.size() != model.femAttachments.size())
+        scratch.attachBodies.size() != model.femAttachments.size() + model.femStaticPins.size())
         femNodeAttachments(model, scratch.attachStart, scratch.attachBodies);
     Builder builder(model, settings, state, h, scratch, rows);
     for (int f = 0; f < nfem; ++f) builder.nodesAgainstParts(shapeBoxes, boxes[f], f);

@@ -22,11 +22,12 @@ void drawFemBodies(const Model& model, const State& state, DebugDraw& dd) {
         const Color pin{1, 0.25f, 0.2f, 1}, held{0.3f, 0.9f, 1, 1};
         for (int i = 0; i < model.femNodeCount(); ++i)
             if (model.femNodeInvMass[i] == 0) dd.drawPoint(state.femPos[i], 5.f, pin, dd.context);
-        for (const FemAttachment& a : model.femAttachments) {
-            const Vec3 target = state.pos[a.body] + rotate(state.rot[a.body], a.localPoint);
-            dd.drawPoint(state.femPos[a.node], 5.f, held, dd.context);
-            if (dd.drawLine) dd.drawLine(state.femPos[a.node], target, held, dd.context);
-        }
+        for (const auto* list : {&model.femAttachments, &model.femStaticPins})
+            for (const FemAttachment& a : *list) {
+                const Vec3 target = state.pos[a.body] + rotate(state.rot[a.body], a.localPoint);
+                dd.drawPoint(state.femPos[a.node], 5.f, held, dd.context);
+                if (dd.drawLine) dd.drawLine(state.femPos[a.node], target, held, dd.context);
+            }
     }
 }
 
