@@ -56,7 +56,7 @@ void printUsage(std::FILE* out) {
         "  --contact standard|peg|plus|compliant|ccp   --solver jacobi|gs|pcg|pcr   --ncp fb|min\n"
         "  --ccp-solver pj|pgs|apgd|newton (ccp model; newton uses --solver)  --ccp-iters N\n"
         "  --dt H  --steps N | --seconds T  --newton N  --iters M  --substeps K  --seed S\n"
-        "  --threads N  --backend cpu|cuda  --json  --trace FILE.csv  --state-out FILE.json\n"
+        "  --threads N  --backend cpu|cuda|host  --json  --trace FILE.csv  --state-out FILE.json\n"
         "  --overlap-every N (overlap volume stride, 0: last step only; default 10)  --no-progress\n"
         "  --sleeping (islands at rest sleep; off unless the scene sets \"sleeping\": true)\n"
         "  --cull-rows on|off (standard model: leave out contacts that cannot close; engine/contact/row_culling.h)\n"
@@ -229,7 +229,7 @@ bool parseRunOptions(int argc, char** argv, int first, RunOptions& o, std::strin
             }
             o.dragBody = v.substr(0, colon);
         } else if (a == "--backend") {
-            if (v != "cpu" && v != "cuda") return bad("cpu or cuda");
+            if (v != "cpu" && v != "cuda" && v != "host") return bad("cpu, cuda or host");
             o.backend = v;
         } else {
             return fail("unknown option " + a + " (see sandbox --help)");

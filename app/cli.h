@@ -44,7 +44,7 @@ struct RunOptions {
     bool sleeping = false;                // --sleeping: islands at rest sleep (WorldSettings::sleeping)
     std::string trace;                    // per-step CSV
     std::string stateOut;                 // final state as JSON
-    std::string backend = "cpu";          // cpu | cuda
+    std::string backend = "cpu";          // cpu | cuda | host (the step pipeline on the CPU)
     int overlapStride = 10;               // overlap volume every N steps (and at the last step)
     bool progress = true;                 // progress bar on stderr when it is a terminal
     bool script = false;                  // play the grasp script (engine/grasp/grasp_player.h)

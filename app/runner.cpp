@@ -15,6 +15,8 @@
 
 #include "app/run_metrics.h"
 #include "app/thread_policy.h"
+#include "engine/exec/host_executor.h"
+#include "engine/exec/pipeline_world.h"
 #include "engine/grasp/grasp_player.h"
 #include "engine/scene/scene_grasp.h"
 #include "engine/scene/scene_loader.h"
@@ -68,6 +70,7 @@ int highestBody(const World& world) {
 }  // namespace
 
 std::string chooseBackend(const std::string& requested) {
+    if (requested == "host") return "host";   // the step pipeline on the CPU: no device needed
     if (requested != "cuda") return "cpu";
     std::string why;
     if (!gpuAvailable(&why)) {
@@ -151,6 +154,13 @@ int runHeadless(const RunOptions& o) {
         s.backend = "cpu";
     }
     if (s.backend == "cuda") gpu = std::make_unique<GpuWorld>(world);
+    // --backend host: the step pipeline (engine/exec) run by the host executor, as the tests run it.
+    std::unique_ptr<PipelineWorld<HostExecutor>> pipe;
+    if (s.backend == "host" && !pipelineSupports(world, &why)) {
+        std::fprintf(stderr, "sandbox: --backend host: %s; running on cpu\n", why.c_str());
+        s.backend = "cpu";
+    }
+    if (s.backend == "host") pipe = std::make_unique<PipelineWorld<HostExecutor>>(world);
     int dragBody = -1;   // --drag: the body, grabbed at its centre when the run reaches o.dragStart
     Vec3 dragFrom{0, 0, 0};
     if (!o.dragBody.empty()) {
@@ -162,7 +172,7 @@ int runHeadless(const RunOptions& o) {
                          escapeControl(o.dragBody).c_str());
             return kExitUsage;
         }
-        if (gpu) {
+        if (gpu || pipe) {
             std::fprintf(stderr, "sandbox: --drag: the CPU backend only\n");
             return kExitUsage;
         }
@@ -182,6 +192,7 @@ int runHeadless(const RunOptions& o) {
                           dragFrom + f * Vec3{Real(o.dragMove[0]), Real(o.dragMove[1]), Real(o.dragMove[2])});
         }
         if (gpu) gpu->step();
+        else if (pipe) pipe->step();
         else world.step();
         if (grasp) grasp->afterStep(world);
         auto t1 = std::chrono::steady_clock::now();
@@ -191,16 +202,16 @@ int runHeadless(const RunOptions& o) {
         r.wallMs = std::chrono::duration<double, std::milli>(t1 - t0).count();
         r.cpuMs = c1 - c0;
         r.time = double(world.state().time);
-        r.contacts = gpu ? gpu->contactCount() : int(world.contacts().size());
-        const SolveStats& st = gpu ? gpu->solveStats() : world.solveStats();
+        r.contacts = gpu ? gpu->contactCount() : pipe ? pipe->contactCount() : int(world.contacts().size());
+        const SolveStats& st = gpu ? gpu->solveStats() : pipe ? pipe->solveStats() : world.solveStats();
         r.newtonIterations = st.newtonIterations;
         r.rows = st.rows;
         r.cullResolves = st.cullResolves;
         r.linearIterations = st.linearIterations;
         r.residual = double(st.residualFinal);
-        r.maxPenetration = double(gpu ? gpu->maxPenetration() : world.maxPenetration());
+        r.maxPenetration = double(gpu ? gpu->maxPenetration() : pipe ? pipe->maxPenetration() : world.maxPenetration());
         r.kineticEnergy = double(world.kineticEnergy());
-        r.failed = gpu ? gpu->lastStepFailed() : world.lastStepFailed();
+        r.failed = gpu ? gpu->lastStepFailed() : pipe ? pipe->lastStepFailed() : world.lastStepFailed();
         r.wakeResolves = st.wakeResolves;
         for (int b = 0; b < world.model().bodyCount(); ++b)
             r.awakeBodies += !world.model().isStatic(b) && !world.isAsleep(b) ? 1 : 0;
@@ -209,7 +220,7 @@ int runHeadless(const RunOptions& o) {
         bool last = i + 1 == s.steps;
         if (overlapEveryStep || last || (o.overlapStride > 0 && r.step % o.overlapStride == 0))
             r.overlapVolume = totalOverlapVolume(world);
-        const StepProfile& p = gpu ? gpu->profile() : world.profile();
+        const StepProfile& p = gpu ? gpu->profile() : pipe ? pipe->profile() : world.profile();
         s.profileSum.broadPhase += p.broadPhase;
         s.profileSum.narrowPhase += p.narrowPhase;
         s.profileSum.contactModel += p.contactModel;

@@ -117,6 +117,7 @@ public:
     }
 
     int size() const { return n_; }
+    long long factorNonZeros() const { return -1; }   // csrchol keeps its factor to itself: unknown
 
 private:
     cusolverSpHandle_t handle_ = nullptr;

@@ -32,16 +32,17 @@ struct LibraryScene {
     SceneInfo info;
 };
 
-// The pipeline solves every row with the linear solver; the condensed FEM solve
-// (engine/solver/condensed_rows.h) and row culling (which leaves out FEM contacts too) are
-// CPU-only, so a World compared with the pipeline turns them off.
+// Row culling (which leaves out FEM contacts too) is CPU-only, so a World compared with the
+// pipeline turns it off; and the condensed FEM solve (engine/exec/condensed_solve.h), which both
+// run now, is turned off on both sides by the tests that compare the iterative solve (called on the
+// CPU's world and on the pipeline's); test_condensed_pipeline.cpp compares the condensed one.
 inline void solveAsPipeline(World& cpu) {
     cpu.settings.solver.condenseCompliantRows = false;
     cpu.settings.solver.cullRows = false;
 }
 
-// A library scene (or a scene file) as its file gives it, but for the condensed FEM solve, which
-// the pipeline does not run (solveAsPipeline); fails the test if it does not load.
+// A library scene (or a scene file) as its file gives it, but for the condensed FEM solve (off, so
+// that the parity tests compare the iterative solve: solveAsPipeline); fails the test if it does not load.
 inline LibraryScene loadLibraryScene(const std::string& name) {
     LibraryScene s;
     std::string error;

@@ -78,6 +78,7 @@ struct FemParity : FemDifferences {
 FemParity compareFem(World& cpu, World& host, int steps, PipelineOptions options = {}) {
     requirePipelineSupports(host);
     solveAsPipeline(cpu);
+    solveAsPipeline(host);   // the iterative solve on the pipeline too
     PipelineWorld<HostExecutor> pipeline(host, options);
     const std::vector<Vec3> start = cpu.state().femPos;
     FemParity p;

@@ -90,6 +90,7 @@ struct FemFemParity : FemDifferences {
 FemFemParity compare(World& cpu, World& host, int steps, PipelineOptions options = {}) {
     requirePipelineSupports(host);
     solveAsPipeline(cpu);
+    solveAsPipeline(host);   // the iterative solve on the pipeline too
     PipelineWorld<HostExecutor> pipeline(host, options);
     const std::vector<Vec3> start = cpu.state().femPos;
     FemFemParity p;
@@ -183,6 +184,7 @@ TEST_CASE("femfem exec parity: a node tied between two triangles takes the later
     const std::vector<Vec3> x0 = cpu.state().femPos;   // the first step's positions
     requirePipelineSupports(host);
     solveAsPipeline(cpu);
+    solveAsPipeline(host);   // the iterative solve on the pipeline too
     PipelineWorld<HostExecutor> pipeline(host);
     int ties = 0;          // the first step's contacts whose node has two triangles at the same gap
     Real worst = 0;        // m/s, largest node velocity difference

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "engine/exec/condensed_solve.h"
 #include "engine/exec/executor.h"
 #include "engine/exec/pipeline_fem_data.h"
 #include "engine/exec/pipeline_joints_data.h"
@@ -158,10 +159,13 @@ struct PipelineData {
     Buffer<int> kind, rowBodyA, rowBodyB, normalRow, owner, runHead;
     Buffer<int> colour, colourRound, colourKeys, colourKeysOut, colourRows, colourRowsOut, colourStart, colourSize;
     Buffer<Spatial> jacobianA, jacobianB, minvJA, minvJB;
-    Buffer<Real> bias, softness, mu, maxImpulse, lambda, lambdaStart, dlambda, rhs;
+    Buffer<Real> bias, softness, mu, maxImpulse, lambda, lambdaStart, dlambda, dlambdaFixed, rhs;
     Buffer<Real> jv, diagA, compliance, residual, merit, invDiag, r, z, p, q, ap, az, best, power, powerOut;
     Buffer<uint64_t> entryKeys, entryKeysOut;  // (2 rows) scatter entries body << 32 | row, sorted
     Buffer<Real> newtonBest;                   // (rows) the least-merit iterate's impulses
+    // The condensed solve of the compliant rows (condensed_solve.h; pipeline_newton.h recordSolve):
+    // the Newton step is dlambdaFixed + t dlambda (dlambdaFixed zero when it does not run).
+    CondensedSolve<Exec> condensed;
     // The block preconditioner (block_preconditioner_hd.h, pipeline_solve.h recordBlockPreconditioner):
     // (rows) run heads below rowCount, their exclusive scan, each row's block; (rows + 1) each run's
     // first row; (rows x kMaxBlockRows) the blocks' inverses.
@@ -203,7 +207,7 @@ void reserveContacts(PipelineData<Exec>& d, int pairs, int slots, int contacts) 
                     &d.colourKeys, &d.colourKeysOut, &d.colourRows, &d.colourRowsOut})
         b->reserve(rows);
     for (auto* b : {&d.jacobianA, &d.jacobianB, &d.minvJA, &d.minvJB}) b->reserve(rows);
-    for (auto* b : {&d.bias, &d.softness, &d.mu, &d.maxImpulse, &d.lambda, &d.lambdaStart, &d.dlambda, &d.rhs, &d.jv,
+    for (auto* b : {&d.bias, &d.softness, &d.mu, &d.maxImpulse, &d.lambda, &d.lambdaStart, &d.dlambda, &d.dlambdaFixed, &d.rhs, &d.jv,
                     &d.diagA, &d.compliance, &d.residual, &d.merit, &d.invDiag, &d.r, &d.z, &d.p, &d.q, &d.ap, &d.az,
                     &d.best, &d.power, &d.powerOut, &d.newtonBest})
         b->reserve(rows);

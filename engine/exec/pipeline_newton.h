@@ -216,6 +216,12 @@ RowEvalView rowEvalView(PipelineData<Exec>& d, const SolverSettings& settings, R
     return e;
 }
 
+// The step's Newton condenses the compliant rows (recordSolve): the setting, and FEM rows.
+template <class Exec>
+bool pipelineCondenses(const PipelineData<Exec>& d, const SolverSettings& settings) {
+    return settings.condenseCompliantRows && d.fem.rows > 0;
+}
+
 template <class Exec>
 void recordSolve(Exec& ex, PipelineData<Exec>& d, const SolverSettings& settings, Real h, bool sorted) {
     const bool gaussSeidel = settings.linearSolver == LinearSolverType::GaussSeidel;
@@ -244,26 +250,55 @@ void recordSolve(Exec& ex, PipelineData<Exec>& d, const SolverSettings& settings
     // the step cut (scale a power of two, so t is newton.cpp's to the bit).
     const int leading = d.joints.leadingRows();
     const Real* stepBound = d.joints.stepBound.data();
+    Real* fixed = d.dlambdaFixed.data();   // the condensed solve's part that no damping scales
     auto step = [&](Real scale, const int* gate) {
         ex.forEach(d.rowCapacity, &c->rowCount, gate, [=] CS_LAMBDA(int i) {
-            const Real x = lambdaStart[i] + (scale * c->newtonStep) * dlambda[i];
+            const Real x = lambdaStart[i] + fixed[i] + (scale * c->newtonStep) * dlambda[i];
             lambda[i] = x < -maxImpulse[i] ? -maxImpulse[i] : (maxImpulse[i] < x ? maxImpulse[i] : x);
             if (i < leading && std::fabs(stepBound[i]) < kNoImpulseLimit) lambda[i] = stepBound[i];   // at its bound
         });
         recordVelocities(ex, d, v, gate);
     };
+    // The compliant rows (FEM elements) condensed into a sparse factor and the others solved by a
+    // dense one (condensed_solve.h), as World::substep's Newton does: prepared at the first
+    // iteration that runs, the condensed rows without regularization (their D_S > 0 keeps K
+    // positive definite), one direct solve per iteration; prepare or solve false: the linear
+    // solver on every row. It reads sizes on the host, so the host learns each iteration whether
+    // the Newton goes on (on CUDA such a step is not a recorded graph: pipelineCondenses).
+    const bool wantCondense = pipelineCondenses(d, settings);
+    bool condense = false, condensePrepared = false;
+    const CondensedInput condensedIn{v.sys, d.kind.data(), d.softness.data(), d.maxImpulse.data(), &c->rowCount};
     for (int k = 0; k < settings.newtonIterations && !ex.stopped(&c->newtonActive); ++k) {
+        if (wantCondense) {
+            int active = 0;
+            ex.download(&active, &c->newtonActive, 1);
+            ex.sync();
+            if (!active) break;
+            if (!condensePrepared) condense = d.condensed.prepare(ex, condensedIn);
+            condensePrepared = true;
+        }
+        const int* soft = condense ? d.condensed.rowClass() : nullptr;
         ex.forEach(d.rowCapacity, &c->rowCount, &c->newtonActive, [=] CS_LAMBDA(int i) {
-            compliance[i] += eps;
+            if (!(soft && soft[i] == kCondensedSoft)) compliance[i] += eps;
             rhs[i] = -residual[i];
             dlambda[i] = 0;
+            fixed[i] = 0;
         });
         if (etaMax > 0)   // eta_k (newton_steps_hd.h), the previous eta in linearTolerance
             ex.serial(&c->newtonActive, [=] CS_LAMBDA() {
                 c->linearTolerance = forcingTolerance(c->merit, c->previousMerit, c->linearTolerance, k, etaMax,
                                                       newtonTolerance, fixedTolerance);
             });
-        recordLinearSolve(ex, d, v, settings);
+        if (condense && d.condensed.solve(ex, condensedIn, compliance, rhs, fixed, dlambda)) {
+            ex.serial(&c->newtonActive, [=] CS_LAMBDA() { c->linearIterations += 1; });   // one direct solve
+        } else {
+            if (condense)   // the dense hard system was not positive definite: start again from zero
+                ex.forEach(d.rowCapacity, &c->rowCount, &c->newtonActive, [=] CS_LAMBDA(int i) {
+                    dlambda[i] = 0;
+                    fixed[i] = 0;
+                });
+            recordLinearSolve(ex, d, v, settings);
+        }
         recordStepToBounds(ex, d, e, damping, &c->newtonActive);   // c->newtonStep (pipeline_joints.h)
         ex.forEach(d.rowCapacity, &c->rowCount, &c->newtonActive, [=] CS_LAMBDA(int i) { lambdaStart[i] = lambda[i]; });
         ex.serial(&c->newtonActive, [=] CS_LAMBDA() { c->previousMerit = c->merit; });

@@ -213,7 +213,11 @@ void PipelineWorld<Exec>::step() {
         start.jointWarm = jointWarm;
         ex_.upload(d_.counters.data(), &start, 1);
         if (jointWarm) ex_.upload(d_.joints.warm.data(), jointWarm_.data(), jointRows);
-        ex_.record(signature(sorted), [&] { recordStep(ex_, d_, world_.settings, sorted); });
+        // A step whose Newton condenses the FEM rows reads sizes on the host between its stages
+        // (condensed_solve.h): it runs eagerly, not as a recorded graph.
+        const bool eager = !ccp && !ccpNewton && pipelineCondenses(d_, world_.settings.solver);
+        if (eager) recordStep(ex_, d_, world_.settings, sorted);
+        else ex_.record(signature(sorted), [&] { recordStep(ex_, d_, world_.settings, sorted); });
         ex_.download(&d_.hostCounters, d_.counters.data(), 1);
         ex_.download(state.pos.data(), d_.pos.data(), n);
         ex_.download(state.rot.data(), d_.rot.data(), n);

@@ -1,0 +1,72 @@
+// The per-row and per-body decisions of the condensed solve (condensed_rows.h), shared by the host
+// and the device (engine/exec/condensed_solve.h runs them in forEach).
+#pragma once
+
+#include "engine/solver/constraint_rows.h"
+#include "engine/solver/row_system.h"
+
+namespace cs {
+
+// A row's part in the condensed solve: S (soft, condensed into K) or H (hard, in the dense
+// system), and of H the linear rows (bilateral, no force limit: attachments, joints) whose
+// values follow the damped step exactly (condensed_rows.h).
+enum CondensedRowClass : int { kCondensedHard = 0, kCondensedHardLinear = 1, kCondensedSoft = 2 };
+// A body's kind: static (no column in K or W), a point mass (an FEM node: a K node when a soft
+// row touches it), rigid (its own W).
+enum CondensedBodyKind : int { kCondensedStatic = 0, kCondensedPoint = 1, kCondensedRigid = 2 };
+
+CS_HD int condensedBodyKind(const RowSystemView& v, int b) {
+    if (!(v.invMass[b] > 0)) return kCondensedStatic;
+    const Mat3& m = v.invInertia[b];
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c)
+            if (m.m[r][c] != 0) return kCondensedRigid;
+    return kCondensedPoint;
+}
+
+// The bodies and linear Jacobians of row i's (up to) four columns; returns their count.
+CS_HD int condensedColumns(const RowSystemView& v, int i, int body[4], const Spatial* jac[4]) {
+    body[0] = v.bodyA[i];
+    body[1] = v.bodyB[i];
+    jac[0] = &v.jacobianA[i];
+    jac[1] = &v.jacobianB[i];
+    if (!v.bodyC) return 2;
+    body[2] = v.bodyC[i];
+    body[3] = v.bodyD[i];
+    jac[2] = &v.jacobianC[i];
+    jac[3] = &v.jacobianD[i];
+    return 4;
+}
+
+// H^-1 J^T of row i's column `slot` (the view's invMassJacobian* must be set).
+CS_HD const Spatial& condensedInvMassColumn(const RowSystemView& v, int i, int slot) {
+    switch (slot) {
+    case 0: return v.invMassJacobianA[i];
+    case 1: return v.invMassJacobianB[i];
+    case 2: return v.invMassJacobianC[i];
+    default: return v.invMassJacobianD[i];
+    }
+}
+
+// S: a bilateral row with a compliance D_i > 0 and no force limit whose bodies are all point
+// masses or static, at least one a point mass.
+CS_HD int condensedRowClass(const RowSystemView& v, const int* kind, const Real* softness, const Real* maxImpulse,
+                            int i) {
+    const bool bilateral = kind[i] == int(RowKind::Bilateral);
+    const bool limited = maxImpulse[i] < kNoImpulseLimit;
+    if (!bilateral || !(softness[i] > 0) || limited)
+        return bilateral && !limited ? kCondensedHardLinear : kCondensedHard;
+    int body[4];
+    const Spatial* jac[4];
+    const int cols = condensedColumns(v, i, body, jac);
+    bool rigid = false, point = false;
+    for (int c = 0; c < cols; ++c) {
+        if (body[c] < 0) continue;
+        const int k = condensedBodyKind(v, body[c]);
+        rigid = rigid || k == kCondensedRigid;
+        point = point || k == kCondensedPoint;
+    }
+    return !rigid && point ? kCondensedSoft : kCondensedHardLinear;
+}
+
+}  // namespace cs
