@@ -312,17 +312,26 @@ void relaxStore(const SoftStepInput& in, State& state, SoftStepScratch& s, int s
     state.jointWarm.resize(jointRows);
     for (const SoftJoint& j : s.joints)
         for (int r = 0; r < j.rows.count; ++r) state.jointWarm[j.warmFirst + r] = Real(substeps) * j.lambda[r];
-    contacts.clear();
-    s.warm.clear();
+    // In manifold (contact list) order, not colour order: the potential contacts are read in
+    // order, and the warm list comes out in key order (the narrow phase lists contacts by key),
+    // so the sort below is a check except where the narrow phase's order has exceptions.
+    int points = 0;
+    for (const SoftContact& m : s.sweep) points += m.pointCount;
+    contacts.resize(points);
+    s.warm.resize(points);
     Real residual2 = 0;
     const SoftBody still = softStill();
-    for (const SoftContact& m : s.sweep) {
+    const int nm = (int)s.sweep.size();
+    int out = 0;
+    for (int i = 0; i < nm; ++i) {
+        const SoftContact& m = s.sweep[s.slot[i]];
         const SoftBody& a = m.bodyA >= 0 ? s.bodies[m.bodyA] : still;
         const SoftBody& b = m.bodyB >= 0 ? s.bodies[m.bodyB] : still;
-        for (int j = 0; j < m.pointCount; ++j) {
+        for (int j = 0; j < m.pointCount; ++j, ++out) {
             const SoftPoint& p = m.points[j];
             const PotentialContact& g = in.potential[p.contact];
-            Contact c;
+            Contact& c = contacts[out];
+            c = Contact{};
             c.geometry = g;
             c.mu = m.friction;
             c.normalImpulse = p.totalNormalImpulse;   // over the step, as the Newton method reports
@@ -333,20 +342,20 @@ void relaxStore(const SoftStepInput& in, State& state, SoftStepScratch& s, int s
             const Vec3 vr = softRelativeVelocity(a, b, p.rA, p.rB);
             const Real slip = length(vr - dot(vr, m.normal) * m.normal);
             c.sliding = p.normalImpulse > 0 && tangent >= Real(0.999) * m.friction * p.normalImpulse && slip > Real(1e-3);
-            contacts.push_back(c);
-            s.warm.push_back(WarmImpulse{contactKeyOf(g), Real(substeps) * p.normalImpulse,
-                                         Real(substeps) * (p.tangentImpulse[0] * m.tangent[0] + p.tangentImpulse[1] * m.tangent[1])});
+            s.warm[out] = WarmImpulse{contactKeyOf(g), Real(substeps) * p.normalImpulse,
+                                      Real(substeps) * (p.tangentImpulse[0] * m.tangent[0] + p.tangentImpulse[1] * m.tangent[1])};
             // The normal rows' NCP merit at the step's end ([NSN] eqs. 20-30 with the minimum map):
             // min(s, r lambda) / h, r = h / m_n, s the end separation and lambda the step's impulse.
             const Real sEnd = p.baseSeparation + dot(a.dp - b.dp + rotate(a.dq, p.rA) - rotate(b.dq, p.rB), m.normal);
             const Real r = p.normalMass > 0 ? in.h / p.normalMass : Real(0);
             const Real phi = std::fmin(sEnd, r * p.totalNormalImpulse) / in.h;
             residual2 += phi * phi;
-            ++result.points;
         }
     }
+    result.points = points;
     result.residual = std::sqrt(residual2);
-    std::sort(s.warm.begin(), s.warm.end(), [](const WarmImpulse& x, const WarmImpulse& y) { return x.key < y.key; });
+    auto keyLess = [](const WarmImpulse& x, const WarmImpulse& y) { return x.key < y.key; };
+    if (!std::is_sorted(s.warm.begin(), s.warm.end(), keyLess)) std::sort(s.warm.begin(), s.warm.end(), keyLess);
     state.warm.swap(s.warm);
 }
 
