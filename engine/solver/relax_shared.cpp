@@ -114,6 +114,17 @@ void buildManifold(const SoftStepInput& in, const State& state, const SoftStepSc
         p.totalNormalImpulse = 0;
         p.relativeVelocity = dot(softRelativeVelocity(va, vb, p.rA, p.rB), n);
     }
+    Real gap = m.points[0].separation, reachA2 = 0, reachB2 = 0;
+    for (int k = 0; k < count; ++k) {
+        const SoftPoint& p = m.points[k];
+        gap = p.separation < gap ? p.separation : gap;
+        reachA2 = lengthSq(p.rA) > reachA2 ? lengthSq(p.rA) : reachA2;
+        reachB2 = lengthSq(p.rB) > reachB2 ? lengthSq(p.rB) : reachB2;
+    }
+    m.openGap = gap > 0 ? gap : Real(0);
+    m.reachA = std::sqrt(reachA2);
+    m.reachB = std::sqrt(reachB2);
+    m.stale = false;
 }
 
 // Potential contacts -> manifolds' contacts in s.picks, in the order of the contact list.
