@@ -72,6 +72,7 @@ CS_HD void pgsSolveContact(SoftContact& c, SoftBody* bodies, const Mat3* invIner
 // One split-impulse pass over the manifold's overlapped points: push (v', w' as SoftBody::v, w)
 // and split (the points' accumulated pseudo impulses, kSoftMaxPoints per manifold).
 CS_HD void pgsSplitContact(const SoftContact& c, SoftBody* push, const Mat3* invInertia, Real* split, Real rate, Real slop) {
+    if (c.openGap > 0) return;   // every point open: no position error to take out
     SoftBody a = c.bodyA >= 0 ? push[c.bodyA] : softStill();
     SoftBody b = c.bodyB >= 0 ? push[c.bodyB] : softStill();
     bool any = false;

@@ -365,8 +365,20 @@ void relaxStore(const SoftStepInput& in, State& state, SoftStepScratch& s, int s
     }
     result.points = points;
     result.residual = std::sqrt(residual2);
+    // Nearly sorted (a shape pair's points come grouped by manifold): an insertion sort, which
+    // gives way to a full sort if the list turns out far from sorted.
     auto keyLess = [](const WarmImpulse& x, const WarmImpulse& y) { return x.key < y.key; };
-    if (!std::is_sorted(s.warm.begin(), s.warm.end(), keyLess)) std::sort(s.warm.begin(), s.warm.end(), keyLess);
+    long moves = 0;
+    const long budget = 8 * long(points) + 64;
+    for (int i = 1; i < points && moves <= budget; ++i) {
+        if (!keyLess(s.warm[i], s.warm[i - 1])) continue;
+        const WarmImpulse w = s.warm[i];
+        int k = i;
+        for (; k > 0 && keyLess(w, s.warm[k - 1]); --k) s.warm[k] = s.warm[k - 1];
+        s.warm[k] = w;
+        moves += i - k;
+    }
+    if (moves > budget) std::sort(s.warm.begin(), s.warm.end(), keyLess);
     state.warm.swap(s.warm);
 }
 
