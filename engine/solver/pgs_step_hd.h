@@ -40,6 +40,9 @@ struct PgsParams {
 CS_HD void pgsSolveContact(SoftContact& c, SoftBody* bodies, const Mat3* invInertia, const PgsParams& q) {
     SoftBody a = c.bodyA >= 0 ? bodies[c.bodyA] : softStill();
     SoftBody b = c.bodyB >= 0 ? bodies[c.bodyB] : softStill();
+    // Open, no impulse, cannot close its gap this step (the bodies have not moved yet: dp = 0,
+    // dq = 1): every row would be clamped to zero, the same bits.
+    if (softOpenIdle(c, a, b, q.invH)) return;
     for (int j = 0; j < c.pointCount; ++j) {
         SoftPoint& p = c.points[j];
         const Real s = p.separation;
@@ -69,6 +72,7 @@ CS_HD void pgsSolveContact(SoftContact& c, SoftBody* bodies, const Mat3* invIner
 // One split-impulse pass over the manifold's overlapped points: push (v', w' as SoftBody::v, w)
 // and split (the points' accumulated pseudo impulses, kSoftMaxPoints per manifold).
 CS_HD void pgsSplitContact(const SoftContact& c, SoftBody* push, const Mat3* invInertia, Real* split, Real rate, Real slop) {
+    if (c.openGap > 0) return;   // every point open: no position error to take out
     SoftBody a = c.bodyA >= 0 ? push[c.bodyA] : softStill();
     SoftBody b = c.bodyB >= 0 ? push[c.bodyB] : softStill();
     bool any = false;

@@ -114,6 +114,17 @@ void buildManifold(const SoftStepInput& in, const State& state, const SoftStepSc
         p.totalNormalImpulse = 0;
         p.relativeVelocity = dot(softRelativeVelocity(va, vb, p.rA, p.rB), n);
     }
+    Real gap = m.points[0].separation, reachA2 = 0, reachB2 = 0;
+    for (int k = 0; k < count; ++k) {
+        const SoftPoint& p = m.points[k];
+        gap = p.separation < gap ? p.separation : gap;
+        reachA2 = lengthSq(p.rA) > reachA2 ? lengthSq(p.rA) : reachA2;
+        reachB2 = lengthSq(p.rB) > reachB2 ? lengthSq(p.rB) : reachB2;
+    }
+    m.openGap = gap > 0 ? gap : Real(0);
+    m.reachA = std::sqrt(reachA2);
+    m.reachB = std::sqrt(reachB2);
+    m.stale = false;
 }
 
 // Potential contacts -> manifolds' contacts in s.picks, in the order of the contact list.
@@ -312,17 +323,26 @@ void relaxStore(const SoftStepInput& in, State& state, SoftStepScratch& s, int s
     state.jointWarm.resize(jointRows);
     for (const SoftJoint& j : s.joints)
         for (int r = 0; r < j.rows.count; ++r) state.jointWarm[j.warmFirst + r] = Real(substeps) * j.lambda[r];
-    contacts.clear();
-    s.warm.clear();
+    // In manifold (contact list) order, not colour order: the potential contacts are read in
+    // order, and the warm list comes out in key order (the narrow phase lists contacts by key),
+    // so the sort below is a check except where the narrow phase's order has exceptions.
+    int points = 0;
+    for (const SoftContact& m : s.sweep) points += m.pointCount;
+    contacts.resize(points);
+    s.warm.resize(points);
     Real residual2 = 0;
     const SoftBody still = softStill();
-    for (const SoftContact& m : s.sweep) {
+    const int nm = (int)s.sweep.size();
+    int out = 0;
+    for (int i = 0; i < nm; ++i) {
+        const SoftContact& m = s.sweep[s.slot[i]];
         const SoftBody& a = m.bodyA >= 0 ? s.bodies[m.bodyA] : still;
         const SoftBody& b = m.bodyB >= 0 ? s.bodies[m.bodyB] : still;
-        for (int j = 0; j < m.pointCount; ++j) {
+        for (int j = 0; j < m.pointCount; ++j, ++out) {
             const SoftPoint& p = m.points[j];
             const PotentialContact& g = in.potential[p.contact];
-            Contact c;
+            Contact& c = contacts[out];
+            c = Contact{};
             c.geometry = g;
             c.mu = m.friction;
             c.normalImpulse = p.totalNormalImpulse;   // over the step, as the Newton method reports
@@ -333,20 +353,32 @@ void relaxStore(const SoftStepInput& in, State& state, SoftStepScratch& s, int s
             const Vec3 vr = softRelativeVelocity(a, b, p.rA, p.rB);
             const Real slip = length(vr - dot(vr, m.normal) * m.normal);
             c.sliding = p.normalImpulse > 0 && tangent >= Real(0.999) * m.friction * p.normalImpulse && slip > Real(1e-3);
-            contacts.push_back(c);
-            s.warm.push_back(WarmImpulse{contactKeyOf(g), Real(substeps) * p.normalImpulse,
-                                         Real(substeps) * (p.tangentImpulse[0] * m.tangent[0] + p.tangentImpulse[1] * m.tangent[1])});
+            s.warm[out] = WarmImpulse{contactKeyOf(g), Real(substeps) * p.normalImpulse,
+                                      Real(substeps) * (p.tangentImpulse[0] * m.tangent[0] + p.tangentImpulse[1] * m.tangent[1])};
             // The normal rows' NCP merit at the step's end ([NSN] eqs. 20-30 with the minimum map):
             // min(s, r lambda) / h, r = h / m_n, s the end separation and lambda the step's impulse.
             const Real sEnd = p.baseSeparation + dot(a.dp - b.dp + rotate(a.dq, p.rA) - rotate(b.dq, p.rB), m.normal);
             const Real r = p.normalMass > 0 ? in.h / p.normalMass : Real(0);
             const Real phi = std::fmin(sEnd, r * p.totalNormalImpulse) / in.h;
             residual2 += phi * phi;
-            ++result.points;
         }
     }
+    result.points = points;
     result.residual = std::sqrt(residual2);
-    std::sort(s.warm.begin(), s.warm.end(), [](const WarmImpulse& x, const WarmImpulse& y) { return x.key < y.key; });
+    // Nearly sorted (a shape pair's points come grouped by manifold): an insertion sort, which
+    // gives way to a full sort if the list turns out far from sorted.
+    auto keyLess = [](const WarmImpulse& x, const WarmImpulse& y) { return x.key < y.key; };
+    long moves = 0;
+    const long budget = 8 * long(points) + 64;
+    for (int i = 1; i < points && moves <= budget; ++i) {
+        if (!keyLess(s.warm[i], s.warm[i - 1])) continue;
+        const WarmImpulse w = s.warm[i];
+        int k = i;
+        for (; k > 0 && keyLess(w, s.warm[k - 1]); --k) s.warm[k] = s.warm[k - 1];
+        s.warm[k] = w;
+        moves += i - k;
+    }
+    if (moves > budget) std::sort(s.warm.begin(), s.warm.end(), keyLess);
     state.warm.swap(s.warm);
 }
 

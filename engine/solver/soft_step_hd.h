@@ -81,6 +81,10 @@ struct SoftContact {
     Real friction, restitution;
     SoftParams softness;
     int pointCount;
+    // The open-manifold skip (softOpenIdle): the smallest gap at the step's start when every
+    // point is open (> 0), else 0; the largest |rA|, |rB| over the points.
+    Real openGap, reachA, reachB;
+    bool stale;              // a sweep skipped the manifold without updating its points' separations
     SoftPoint points[kSoftMaxPoints];
 };
 
@@ -103,6 +107,29 @@ CS_HD void softApplyImpulse(const SoftContact& c, const Mat3* invInertia, SoftBo
 
 // The bodies of a constraint: the solver's or a still one (velocity and motion zero).
 CS_HD SoftBody softStill() { return SoftBody{{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, quatIdentity()}; }
+
+// Whether a sweep would leave the manifold alone, proven without visiting its points: every point
+// is open and holds no impulse, and no point can approach fast enough to close its gap within the
+// (sub)step h. A point's separation then is at least openGap - reach, reach bounding how far the
+// bodies' motion since the step's start brought the anchors together along n
+// (|dpA - dpB| + |dqA rA - rA| + |dqB rB - rB|, with |dq r - r| <= 2 |dq.xyz| |r|), and its normal
+// velocity vn is at least -speed (|vA - vB| + |wA| |rA| + |wB| |rB|); its row asks vn >= -s / h
+// and is met with a margin, so the impulse it computes is clamped to zero and friction (limit
+// mu * 0) takes none: skipping gives the same bits as the visit, less its separations' update
+// (`stale`). On the dense pyramids most manifolds are side faces across 1 mm gaps that never touch.
+CS_HD bool softOpenIdle(const SoftContact& c, const SoftBody& a, const SoftBody& b, Real invH) {
+    if (!(c.openGap > 0)) return false;
+    for (int j = 0; j < c.pointCount; ++j) {
+        const SoftPoint& p = c.points[j];
+        if (p.normalImpulse != 0 || p.tangentImpulse[0] != 0 || p.tangentImpulse[1] != 0) return false;
+    }
+    const Real turnA = std::sqrt(a.dq.x * a.dq.x + a.dq.y * a.dq.y + a.dq.z * a.dq.z);
+    const Real turnB = std::sqrt(b.dq.x * b.dq.x + b.dq.y * b.dq.y + b.dq.z * b.dq.z);
+    const Real reach = length(a.dp - b.dp) + 2 * (turnA * c.reachA + turnB * c.reachB);
+    const Real speed = length(a.v - b.v) + length(a.w) * c.reachA + length(b.w) * c.reachB;
+    // The margins cover the rounding of the bounds and of the row's own arithmetic.
+    return (c.openGap - reach) * invH > speed * Real(1.001) + Real(1e-9);
+}
 
 // Warm start: the last substep's impulses applied again ([Box2D] b2WarmStartContactsTask).
 CS_HD void softWarmStart(SoftContact& c, SoftBody* bodies, const Mat3* invInertia) {
@@ -152,6 +179,12 @@ CS_HD void softSolveContact(SoftContact& c, SoftBody* bodies, const Mat3* invIne
                             bool updateSeparation) {
     SoftBody a = c.bodyA >= 0 ? bodies[c.bodyA] : softStill();
     SoftBody b = c.bodyB >= 0 ? bodies[c.bodyB] : softStill();
+    if (softOpenIdle(c, a, b, invH)) {
+        c.stale = c.stale || updateSeparation;
+        return;
+    }
+    updateSeparation = updateSeparation || c.stale;   // the poses have not moved since: the same values
+    c.stale = false;
     const Vec3 dp = a.dp - b.dp;
     for (int j = 0; j < c.pointCount; ++j) {
         SoftPoint& p = c.points[j];
