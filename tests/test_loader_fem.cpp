@@ -167,12 +167,13 @@ TEST_CASE("fem scenes: bad values, selections and limits are one-line errors") {
 TEST_CASE("fem scenes: the library's deformable scenes load with their pins, attachments and chambers") {
     struct Expect {
         const char* scene;
-        int bodies, pinned, attached;
+        int bodies, pinned, attached, staticPins;   // a node attached to a static body is pinned (fem_builder.cpp)
         bool activated;
     };
     const Expect expected[] = {
-        {"fem_tomato_drop", 1, 0, 0, false}, {"fem_extension", 2, 18, 18, false}, {"fem_cantilever", 1, 9, 0, false},
-        {"pneunet_finger", 1, 0, 30, true},  {"fem_ball_squeeze", 1, 0, 0, false}, {"fem_ramp", 2, 0, 0, false},
+        {"fem_tomato_drop", 1, 0, 0, 0, false},     {"fem_extension", 2, 18, 18, 0, false},
+        {"fem_cantilever", 1, 9, 0, 0, false},      {"pneunet_finger", 1, 30, 0, 30, true},
+        {"fem_ball_squeeze", 1, 0, 0, 0, false},    {"fem_ramp", 2, 0, 0, 0, false},
     };
     for (const Expect& e : expected) {
         Model model;
@@ -185,6 +186,8 @@ TEST_CASE("fem scenes: the library's deformable scenes load with their pins, att
         for (Real w : model.femNodeInvMass) pinned += w == 0;
         CHECK_MESSAGE(pinned == e.pinned, e.scene);
         CHECK_MESSAGE(int(model.femAttachments.size()) == e.attached, e.scene);
+        CHECK_MESSAGE(int(model.femStaticPins.size()) == e.staticPins, e.scene);
+        for (const FemAttachment& a : model.femStaticPins) CHECK(model.femNodeInvMass[a.node] == 0);
         Real activated = 0;
         for (Real w : model.femTetActivation) activated += w;
         CHECK_MESSAGE((activated > 0) == e.activated, e.scene);
