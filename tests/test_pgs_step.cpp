@@ -23,8 +23,11 @@
 #include "engine/model_builder.h"
 #include "engine/solver/pgs_step.h"
 #include "engine/world.h"
+#include "tests/relax_test_util.h"
 
 using namespace cs;
+using cs::test::addBox;
+using cs::test::addGround;
 
 namespace {
 
@@ -34,37 +37,6 @@ WorldSettings pgsSettings() {
     WorldSettings s;
     s.solver.method = SolveMethod::Pgs;
     return s;
-}
-
-void addGround(Model& m, Real theta = 0, Real friction = 1) {
-    BodyDesc d;
-    d.name = "ground";
-    d.isStatic = true;
-    d.material.friction = friction;
-    ShapeDesc s;
-    s.polytope = makeBox({20, 20, 1});
-    s.local.pos = {0, 0, -1};
-    d.shapes.push_back(s);
-    d.pose.rot = quatFromAxisAngle({0, 1, 0}, theta);
-    std::string err;
-    REQUIRE(addBody(m, d, &err) >= 0);
-}
-
-int addBox(Model& m, const std::string& name, Vec3 half, Vec3 pos, Real mass, Real friction = 0.5,
-           Quat rot = quatIdentity()) {
-    BodyDesc d;
-    d.name = name;
-    d.mass = mass;
-    d.material.friction = friction;
-    ShapeDesc s;
-    s.polytope = makeBox(half);
-    d.shapes.push_back(s);
-    d.pose.pos = pos;
-    d.pose.rot = rot;
-    std::string err;
-    const int b = addBody(m, d, &err);
-    REQUIRE_MESSAGE(b >= 0, err);
-    return b;
 }
 
 }  // namespace

@@ -219,42 +219,14 @@ bool CondensedSolve<Exec>::prepare(Exec& ex, const CondensedInput& in) {
     // columns; G by columns (= rows, G symmetric) from B's rows, through B^T so that both are read
     // and written contiguously.
     ex.forEach(nh, nullptr, nullptr, [=] CS_LAMBDA(int j) {
-        double* col = B + (size_t)nt * j;
-        for (int r = 0; r < nt; ++r) col[r] = 0;
-        int body[4];
-        const Spatial* jac[4];
-        const int cols = condensedColumns(v, hard[j], body, jac);
-        for (int c = 0; c < cols; ++c) {
-            if (body[c] < 0 || bodyNode[body[c]] < 0) continue;
-            const int tq = touchedDof[bodyNode[body[c]]];
-            for (int k = 0; k < 3; ++k) {
-                const double g = double(jac[c]->lin[k]);
-                if (g == 0) continue;
-                const double* x = xtt + (size_t)nt * (tq + k);
-                for (int r = 0; r < nt; ++r) col[r] += g * x[r];
-            }
-        }
+        touchedRowTimes(v, hard[j], bodyNode, touchedDof, xtt, nt, B + (size_t)nt * j);
     });
     ex.forEach(nt * nh, nullptr, nullptr, [=] CS_LAMBDA(int e) {   // Bt(j, r) = B(r, j)
         const int j = e % nh, r = e / nh;
         Bt[e] = B[(size_t)nt * j + r];
     });
     ex.forEach(nh, nullptr, nullptr, [=] CS_LAMBDA(int i) {
-        double* col = G + (size_t)nh * i;
-        for (int r = 0; r < nh; ++r) col[r] = 0;
-        int body[4];
-        const Spatial* jac[4];
-        const int cols = condensedColumns(v, hard[i], body, jac);
-        for (int c = 0; c < cols; ++c) {
-            if (body[c] < 0 || bodyNode[body[c]] < 0) continue;
-            const int tq = touchedDof[bodyNode[body[c]]];
-            for (int k = 0; k < 3; ++k) {
-                const double g = double(jac[c]->lin[k]);
-                if (g == 0) continue;
-                const double* x = Bt + (size_t)nh * (tq + k);
-                for (int r = 0; r < nh; ++r) col[r] += g * x[r];
-            }
-        }
+        touchedRowTimes(v, hard[i], bodyNode, touchedDof, Bt, nh, G + (size_t)nh * i);
     });
     // Through W on every other dynamic body: G_ij += J_ib W_b J_jb^T, by body in increasing order
     // (row i's G(i, .), written by its own thread).

@@ -38,6 +38,28 @@ CS_HD int condensedColumns(const RowSystemView& v, int i, int body[4], const Spa
     return 4;
 }
 
+// col = sum over row i's node columns of J_i's entries times the matching columns of X (X: n x q
+// by columns, column q the touched DOF touchedDof[node] + k; bodyNode: K node of a body or -1):
+// X J_i^T restricted to the touched DOFs, with n entries. The condensed solve's G = J_T X_TT J_T^T
+// is two of these (condensed_solve.h).
+CS_HD void touchedRowTimes(const RowSystemView& v, int i, const int* bodyNode, const int* touchedDof, const double* X,
+                           int n, double* col) {
+    for (int r = 0; r < n; ++r) col[r] = 0;
+    int body[4];
+    const Spatial* jac[4];
+    const int cols = condensedColumns(v, i, body, jac);
+    for (int c = 0; c < cols; ++c) {
+        if (body[c] < 0 || bodyNode[body[c]] < 0) continue;
+        const int tq = touchedDof[bodyNode[body[c]]];
+        for (int k = 0; k < 3; ++k) {
+            const double g = double(jac[c]->lin[k]);
+            if (g == 0) continue;
+            const double* x = X + (size_t)n * (tq + k);
+            for (int r = 0; r < n; ++r) col[r] += g * x[r];
+        }
+    }
+}
+
 // H^-1 J^T of row i's column `slot` (the view's invMassJacobian* must be set).
 CS_HD const Spatial& condensedInvMassColumn(const RowSystemView& v, int i, int slot) {
     switch (slot) {
