@@ -125,6 +125,7 @@ void buildManifold(const SoftStepInput& in, const State& state, const SoftStepSc
     m.reachA = std::sqrt(reachA2);
     m.reachB = std::sqrt(reachB2);
     m.stale = false;
+    m.quiet = softQuiet(m);
 }
 
 // Potential contacts -> manifolds' contacts in s.picks, in the order of the contact list.

@@ -12,6 +12,7 @@
 #include "engine/exec/host_executor.h"
 #include "engine/solver/soft_step.h"
 #include "engine/solver/soft_step_hd.h"
+#include "engine/solver/soft_wide.h"
 
 namespace cs {
 
@@ -38,6 +39,9 @@ struct SoftStepScratch {
     int colourStart[kRelaxColours + 2] = {};   // manifolds of colour c: [colourStart[c], colourStart[c + 1]);
                                                //   colour kRelaxColours is the overflow
     std::vector<SoftContact> sweep;      // manifolds by colour, contiguous
+    std::vector<SoftWideBlock> blocks;   // the soft step's: kSoftLanes manifolds of one colour each, by colour
+    int blockStart[kRelaxColours + 1] = {};   // blocks of colour c: [blockStart[c], blockStart[c + 1])
+    std::vector<int> order;              // one colour's manifolds, the open ones last
     std::vector<int> run, cluster;       // one shape pair's contacts; one manifold's before reduction
     std::vector<uint8_t> taken;
     std::vector<WarmImpulse> warm;       // the step's warm start written here, then swapped in
