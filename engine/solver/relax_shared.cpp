@@ -309,6 +309,97 @@ int relaxPrepareJoints(const SoftStepInput& in, const State& state, SoftStepScra
     return jointRows;
 }
 
+static void setLane(SoftLaneVec3& to, int l, Vec3 v) {
+    to.x[l] = v.x;
+    to.y[l] = v.y;
+    to.z[l] = v.z;
+}
+
+// Each colour's manifolds (not the overflow's) kSoftLanes at a time, those
+// open at the step's start last, so that manifolds the sweeps can skip share blocks (softWideIdle).
+void relaxBuildBlocks(SoftStepScratch& s) {
+    int count = 0;
+    for (int c = 0; c < kRelaxColours; ++c)
+        count += (s.colourStart[c + 1] - s.colourStart[c] + kSoftLanes - 1) / kSoftLanes;
+    s.blocks.resize(count);
+    int next = 0;
+    for (int c = 0; c < kRelaxColours; ++c) {
+        s.blockStart[c] = next;
+        s.order.clear();
+        for (int open = 0; open < 2; ++open)
+            for (int i = s.colourStart[c]; i < s.colourStart[c + 1]; ++i)
+                if ((s.sweep[i].openGap > 0) == (open == 1)) s.order.push_back(i);
+        for (size_t first = 0; first < s.order.size(); first += kSoftLanes) {
+            SoftWideBlock& k = s.blocks[next++];
+            k.pointCount = 0;
+            k.stale = false;
+            k.quiet = true;
+            k.restitution = false;
+            for (int l = 0; l < kSoftLanes; ++l) {
+                const int i = first + l < s.order.size() ? s.order[first + l] : -1;
+                const SoftContact* m = i >= 0 ? &s.sweep[i] : nullptr;
+                k.manifold[l] = i;
+                k.bodyA[l] = m ? m->bodyA : -1;
+                k.bodyB[l] = m ? m->bodyB : -1;
+                const int points = m ? m->pointCount : 0;
+                k.pointCount = points > k.pointCount ? points : k.pointCount;
+                k.quiet = k.quiet && (!m || m->quiet);
+                k.restitution = k.restitution || (m && m->restitution != 0);
+                k.openGap[l] = m ? m->openGap : Real(0);
+                k.reachA[l] = m ? m->reachA : Real(0);
+                k.reachB[l] = m ? m->reachB : Real(0);
+                k.invMassA[l] = m ? m->invMassA : Real(0);
+                k.invMassB[l] = m ? m->invMassB : Real(0);
+                const Vec3 zero{0, 0, 0};
+                setLane(k.normal, l, m ? m->normal : zero);
+                for (int t = 0; t < 2; ++t) setLane(k.tangent[t], l, m ? m->tangent[t] : zero);
+                k.friction[l] = m ? m->friction : Real(0);
+                k.restitutionCoef[l] = m ? m->restitution : Real(0);
+                k.biasRate[l] = m ? m->softness.biasRate : Real(0);
+                k.massScale[l] = m ? m->softness.massScale : Real(1);
+                k.impulseScale[l] = m ? m->softness.impulseScale : Real(0);
+                for (int j = 0; j < kSoftMaxPoints; ++j) {
+                    SoftWidePoint& q = k.points[j];
+                    // A padding point: open, no mass, so that it takes no impulse.
+                    const SoftPoint pad{{0, 0, 0}, {0, 0, 0}, 1, 1, 0, {0, 0}, 0, {0, 0}, 0, 0, -1};
+                    const SoftPoint& p = j < points ? m->points[j] : pad;
+                    setLane(q.rA, l, p.rA);
+                    setLane(q.rB, l, p.rB);
+                    q.baseSeparation[l] = p.baseSeparation;
+                    q.separation[l] = p.separation;
+                    q.normalMass[l] = p.normalMass;
+                    q.normalImpulse[l] = p.normalImpulse;
+                    q.totalNormalImpulse[l] = p.totalNormalImpulse;
+                    q.relativeVelocity[l] = p.relativeVelocity;
+                    q.split[l] = 0;
+                    for (int t = 0; t < 2; ++t) {
+                        q.tangentMass[t][l] = p.tangentMass[t];
+                        q.tangentImpulse[t][l] = p.tangentImpulse[t];
+                    }
+                }
+            }
+        }
+    }
+    s.blockStart[kRelaxColours] = next;
+}
+
+void relaxScatterBlocks(SoftStepScratch& s) {
+    for (const SoftWideBlock& k : s.blocks)
+        for (int l = 0; l < kSoftLanes; ++l) {
+            if (k.manifold[l] < 0) continue;
+            SoftContact& m = s.sweep[k.manifold[l]];
+            for (int j = 0; j < m.pointCount; ++j) {
+                SoftPoint& p = m.points[j];
+                const SoftWidePoint& q = k.points[j];
+                p.separation = q.separation[l];
+                p.normalImpulse = q.normalImpulse[l];
+                p.totalNormalImpulse = q.totalNormalImpulse[l];
+                p.tangentImpulse[0] = q.tangentImpulse[0][l];
+                p.tangentImpulse[1] = q.tangentImpulse[1][l];
+            }
+        }
+}
+
 void relaxStore(const SoftStepInput& in, State& state, SoftStepScratch& s, int substeps, const SoftDrag& drag,
                 int jointRows, std::vector<Contact>& contacts, SoftStepResult& result) {
     const int ns = (int)s.bodyOf.size();

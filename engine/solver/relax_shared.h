@@ -89,21 +89,30 @@ int relaxPrepareJoints(const SoftStepInput& in, const State& state, SoftStepScra
 void relaxStore(const SoftStepInput& in, State& state, SoftStepScratch& s, int substeps, const SoftDrag& drag,
                 int jointRows, std::vector<Contact>& contacts, SoftStepResult& result);
 
-// One sweep: each colour's manifolds in a forEach (they share no moving body), the overflow serially.
-// f(m, i): i the manifold's index in s.sweep.
-template <class Exec, class F>
-void sweepColours(Exec& ex, const SoftStepScratch& s, SoftContact* manifolds, const F& f) {
+// s.blocks from s.sweep (soft_wide.h): each colour's manifolds, not the overflow's, kSoftLanes
+// at a time; s.blockStart set. The points' separations and impulses are copied.
+void relaxBuildBlocks(SoftStepScratch& s);
+
+// The blocks' separations and impulses back into s.sweep (for the store).
+void relaxScatterBlocks(SoftStepScratch& s);
+
+// One sweep over the blocks: each colour's blocks in a forEach (they share no moving body), then
+// the overflow colour's manifolds serially with the scalar law. wide(block), scalar(m, i): i the
+// manifold's index in s.sweep.
+template <class Exec, class W, class F>
+void sweepBlocks(Exec& ex, SoftStepScratch& s, const W& wide, const F& scalar) {
+    SoftWideBlock* blocks = s.blocks.data();
     for (int c = 0; c < kRelaxColours; ++c) {
-        const int begin = s.colourStart[c], n = s.colourStart[c + 1] - begin;
+        const int begin = s.blockStart[c], n = s.blockStart[c + 1] - begin;
         if (n == 0) continue;
-        SoftContact* m = manifolds + begin;
-        ex.forEach(n, nullptr, nullptr, [=] CS_LAMBDA(int i) { f(m[i], begin + i); });
+        SoftWideBlock* k = blocks + begin;
+        ex.forEach(n, nullptr, nullptr, [=] CS_LAMBDA(int i) { wide(k[i]); });
     }
     const int begin = s.colourStart[kRelaxColours], n = s.colourStart[kRelaxColours + 1] - begin;
     if (n == 0) return;
-    SoftContact* m = manifolds + begin;
+    SoftContact* m = s.sweep.data() + begin;
     ex.serial(nullptr, [=] CS_LAMBDA() {
-        for (int i = 0; i < n; ++i) f(m[i], begin + i);
+        for (int i = 0; i < n; ++i) scalar(m[i], begin + i);
     });
 }
 

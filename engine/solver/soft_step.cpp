@@ -11,101 +11,6 @@
 
 namespace cs {
 
-namespace {
-
-void setLane(SoftLaneVec3& to, int l, Vec3 v) {
-    to.x[l] = v.x;
-    to.y[l] = v.y;
-    to.z[l] = v.z;
-}
-
-// s.blocks from s.sweep: each colour's manifolds (not the overflow's) kSoftLanes at a time, those
-// open at the step's start last, so that manifolds the sweeps can skip share blocks (softWideIdle).
-void buildBlocks(SoftStepScratch& s) {
-    int count = 0;
-    for (int c = 0; c < kRelaxColours; ++c)
-        count += (s.colourStart[c + 1] - s.colourStart[c] + kSoftLanes - 1) / kSoftLanes;
-    s.blocks.resize(count);
-    int next = 0;
-    for (int c = 0; c < kRelaxColours; ++c) {
-        s.blockStart[c] = next;
-        s.order.clear();
-        for (int open = 0; open < 2; ++open)
-            for (int i = s.colourStart[c]; i < s.colourStart[c + 1]; ++i)
-                if ((s.sweep[i].openGap > 0) == (open == 1)) s.order.push_back(i);
-        for (size_t first = 0; first < s.order.size(); first += kSoftLanes) {
-            SoftWideBlock& k = s.blocks[next++];
-            k.pointCount = 0;
-            k.stale = false;
-            k.quiet = true;
-            k.restitution = false;
-            for (int l = 0; l < kSoftLanes; ++l) {
-                const int i = first + l < s.order.size() ? s.order[first + l] : -1;
-                const SoftContact* m = i >= 0 ? &s.sweep[i] : nullptr;
-                k.manifold[l] = i;
-                k.bodyA[l] = m ? m->bodyA : -1;
-                k.bodyB[l] = m ? m->bodyB : -1;
-                const int points = m ? m->pointCount : 0;
-                k.pointCount = points > k.pointCount ? points : k.pointCount;
-                k.quiet = k.quiet && (!m || m->quiet);
-                k.restitution = k.restitution || (m && m->restitution != 0);
-                k.openGap[l] = m ? m->openGap : Real(0);
-                k.reachA[l] = m ? m->reachA : Real(0);
-                k.reachB[l] = m ? m->reachB : Real(0);
-                k.invMassA[l] = m ? m->invMassA : Real(0);
-                k.invMassB[l] = m ? m->invMassB : Real(0);
-                const Vec3 zero{0, 0, 0};
-                setLane(k.normal, l, m ? m->normal : zero);
-                for (int t = 0; t < 2; ++t) setLane(k.tangent[t], l, m ? m->tangent[t] : zero);
-                k.friction[l] = m ? m->friction : Real(0);
-                k.restitutionCoef[l] = m ? m->restitution : Real(0);
-                k.biasRate[l] = m ? m->softness.biasRate : Real(0);
-                k.massScale[l] = m ? m->softness.massScale : Real(1);
-                k.impulseScale[l] = m ? m->softness.impulseScale : Real(0);
-                for (int j = 0; j < kSoftMaxPoints; ++j) {
-                    SoftWidePoint& q = k.points[j];
-                    // A padding point: open, no mass, so that it takes no impulse.
-                    const SoftPoint pad{{0, 0, 0}, {0, 0, 0}, 1, 1, 0, {0, 0}, 0, {0, 0}, 0, 0, -1};
-                    const SoftPoint& p = j < points ? m->points[j] : pad;
-                    setLane(q.rA, l, p.rA);
-                    setLane(q.rB, l, p.rB);
-                    q.baseSeparation[l] = p.baseSeparation;
-                    q.separation[l] = p.separation;
-                    q.normalMass[l] = p.normalMass;
-                    q.normalImpulse[l] = p.normalImpulse;
-                    q.totalNormalImpulse[l] = p.totalNormalImpulse;
-                    q.relativeVelocity[l] = p.relativeVelocity;
-                    for (int t = 0; t < 2; ++t) {
-                        q.tangentMass[t][l] = p.tangentMass[t];
-                        q.tangentImpulse[t][l] = p.tangentImpulse[t];
-                    }
-                }
-            }
-        }
-    }
-    s.blockStart[kRelaxColours] = next;
-}
-
-// The blocks' impulses and separations back into s.sweep, for the store.
-void scatterBlocks(SoftStepScratch& s) {
-    for (const SoftWideBlock& k : s.blocks)
-        for (int l = 0; l < kSoftLanes; ++l) {
-            if (k.manifold[l] < 0) continue;
-            SoftContact& m = s.sweep[k.manifold[l]];
-            for (int j = 0; j < m.pointCount; ++j) {
-                SoftPoint& p = m.points[j];
-                const SoftWidePoint& q = k.points[j];
-                p.separation = q.separation[l];
-                p.normalImpulse = q.normalImpulse[l];
-                p.totalNormalImpulse = q.totalNormalImpulse[l];
-                p.tangentImpulse[0] = q.tangentImpulse[0][l];
-                p.tangentImpulse[1] = q.tangentImpulse[1][l];
-            }
-        }
-}
-
-}  // namespace
-
 std::shared_ptr<SoftStepScratch> makeSoftStepScratch() { return std::make_shared<SoftStepScratch>(); }
 
 const char* solveMethodName(SolveMethod method) {
@@ -168,7 +73,7 @@ void softStep(const SoftStepInput& in, State& state, SoftStepScratch& s, std::ve
                     in.settings.solver.warmStart ? (int)state.warm.size() : 0, Real(1) / substeps};
     relaxWarmIndices(in, frame, s);
     relaxGatherManifolds(in, state, s, frame, result);
-    buildBlocks(s);
+    relaxBuildBlocks(s);
 
     SoftDrag drag = relaxMakeDrag(in, state, s, h, substeps, result);
     // Joints: the Newton path's rows (joint_rows_hd.h) at every substep's pose.
@@ -180,7 +85,6 @@ void softStep(const SoftStepInput& in, State& state, SoftStepScratch& s, std::ve
     // ---- substeps ----
     HostExecutor& ex = s.exec;
     SoftBody* bodies = s.bodies.data();
-    SoftContact* manifolds = s.sweep.data();
     const Mat3* invInertia = s.invInertia.data();
     const int* bodyOf = s.bodyOf.data();
     const Vec3* pos0 = state.pos.data();
@@ -192,23 +96,6 @@ void softStep(const SoftStepInput& in, State& state, SoftStepScratch& s, std::ve
     SoftJoint* joints = s.joints.data();
     Vec3* pos = s.pos.data();
     Quat* rot = s.rot.data();
-    SoftWideBlock* blocks = s.blocks.data();
-    // One sweep: each colour's blocks in a forEach, then the overflow colour's manifolds serially
-    // (soft_step_hd.h's scalar law). wide(block), scalar(manifold).
-    auto sweep = [&](const auto& wide, const auto& scalar) {
-        for (int c = 0; c < kRelaxColours; ++c) {
-            const int begin = s.blockStart[c], n = s.blockStart[c + 1] - begin;
-            if (n == 0) continue;
-            SoftWideBlock* k = blocks + begin;
-            ex.forEach(n, nullptr, nullptr, [=] CS_LAMBDA(int i) { wide(k[i]); });
-        }
-        const int begin = s.colourStart[kRelaxColours], n = s.colourStart[kRelaxColours + 1] - begin;
-        if (n == 0) return;
-        SoftContact* m = manifolds + begin;
-        ex.serial(nullptr, [=] CS_LAMBDA() {
-            for (int i = 0; i < n; ++i) scalar(m[i]);
-        });
-    };
     // The joints are few beside the contacts: one serial pass each sweep (not coloured yet).
     auto solveJoints = [=, &ex](bool useBias) {
         ex.serial(nullptr, [=] CS_LAMBDA() {
@@ -231,14 +118,14 @@ void softStep(const SoftStepInput& in, State& state, SoftStepScratch& s, std::ve
             for (int k = 0; k < nj; ++k) softWarmStartJoint(joints[k], bodies);
             softWarmStartDrag(*dragPtr, bodies);
         });
-        sweep([=] CS_LAMBDA(SoftWideBlock& k) { softWideWarmStart(k, bodies, invInertia); },
-              [=] CS_LAMBDA(SoftContact& m) { softWarmStart(m, bodies, invInertia); });
+        sweepBlocks(ex, s, [=] CS_LAMBDA(SoftWideBlock& k) { softWideWarmStart(k, bodies, invInertia); },
+              [=] CS_LAMBDA(SoftContact& m, int) { softWarmStart(m, bodies, invInertia); });
         // solve with the soft bias
         solveJoints(true);
         ex.serial(nullptr, [=] CS_LAMBDA() { softSolveDrag(*dragPtr, bodies); });
         const bool moved = soft.relaxIterations == 0 && step > 0;   // else the relax sweep updated the separations
-        sweep([=] CS_LAMBDA(SoftWideBlock& k) { softWideSolve(k, bodies, invInertia, invH, contactSpeed, true, moved); },
-              [=] CS_LAMBDA(SoftContact& m) { softSolveContact(m, bodies, invInertia, invH, contactSpeed, true, moved); });
+        sweepBlocks(ex, s, [=] CS_LAMBDA(SoftWideBlock& k) { softWideSolve(k, bodies, invInertia, invH, contactSpeed, true, moved); },
+              [=] CS_LAMBDA(SoftContact& m, int) { softSolveContact(m, bodies, invInertia, invH, contactSpeed, true, moved); });
         // integrate positions: dp += h v, dq <- normalize(dq + h/2 (0, w) dq) ([NSN] eq. 63's map)
         ex.forEach(ns, nullptr, nullptr, [=] CS_LAMBDA(int k) {
             SoftBody& b = bodies[k];
@@ -253,16 +140,16 @@ void softStep(const SoftStepInput& in, State& state, SoftStepScratch& s, std::ve
             solveJoints(false);
             ex.serial(nullptr, [=] CS_LAMBDA() { softSolveDrag(*dragPtr, bodies); });
             const bool moved = it == 0;
-            sweep([=] CS_LAMBDA(SoftWideBlock& k) { softWideSolve(k, bodies, invInertia, invH, contactSpeed, false, moved); },
-                  [=] CS_LAMBDA(SoftContact& m) { softSolveContact(m, bodies, invInertia, invH, contactSpeed, false, moved); });
+            sweepBlocks(ex, s, [=] CS_LAMBDA(SoftWideBlock& k) { softWideSolve(k, bodies, invInertia, invH, contactSpeed, false, moved); },
+                  [=] CS_LAMBDA(SoftContact& m, int) { softSolveContact(m, bodies, invInertia, invH, contactSpeed, false, moved); });
         }
         result.sweeps += 1 + soft.relaxIterations;
     }
     const Real threshold = soft.restitutionThreshold;
-    sweep([=] CS_LAMBDA(SoftWideBlock& k) { softWideRestitution(k, bodies, invInertia, threshold); },
-          [=] CS_LAMBDA(SoftContact& m) { softRestitution(m, bodies, invInertia, threshold); });
+    sweepBlocks(ex, s, [=] CS_LAMBDA(SoftWideBlock& k) { softWideRestitution(k, bodies, invInertia, threshold); },
+          [=] CS_LAMBDA(SoftContact& m, int) { softRestitution(m, bodies, invInertia, threshold); });
     ++result.sweeps;
-    scatterBlocks(s);
+    relaxScatterBlocks(s);
 
     // ---- store: poses, velocities, contacts, warm start ----
     relaxStore(in, state, s, substeps, drag, jointRows, contacts, result);

@@ -20,7 +20,7 @@
 
 namespace cs {
 
-constexpr int kSoftLanes = 4;
+constexpr int kSoftLanes = 8;
 typedef Real SoftLane __attribute__((vector_size(sizeof(Real) * kSoftLanes)));
 
 struct SoftLaneVec3 {
@@ -42,6 +42,7 @@ struct SoftWidePoint {   // one point of each lane's manifold
     SoftLane normalImpulse, tangentImpulse[2];
     SoftLane totalNormalImpulse;
     SoftLane relativeVelocity;
+    SoftLane split;          // sequential impulses' accumulated split impulse (pgs_step.cpp)
 };
 
 struct alignas(64) SoftWideBlock {
@@ -162,6 +163,28 @@ inline void softWideWarmStart(SoftWideBlock& k, SoftBody* bodies, const Mat3* in
     softWideScatter(k.bodyB, b, bodies);
 }
 
+// softSolveFriction over the block: each point's tangents against its current normal impulse.
+inline void softWideFriction(SoftWideBlock& k, SoftWideBodies& a, SoftWideBodies& b) {
+    for (int j = 0; j < k.pointCount; ++j) {
+        SoftWidePoint& p = k.points[j];
+        const SoftLaneVec3 vr = softWideRelativeVelocity(a, b, p.rA, p.rB);
+        SoftLane t0 = p.tangentImpulse[0] - p.tangentMass[0] * dot(vr, k.tangent[0]);
+        SoftLane t1 = p.tangentImpulse[1] - p.tangentMass[1] * dot(vr, k.tangent[1]);
+        const SoftLane limit = k.friction * p.normalImpulse;
+        const SoftLane norm2 = t0 * t0 + t1 * t1;
+        const auto clamp = norm2 > limit * limit;
+        SoftLane root;
+        for (int l = 0; l < kSoftLanes; ++l) root[l] = std::sqrt(clamp[l] ? norm2[l] : Real(1));
+        const SoftLane scale = limit / root;
+        t0 = clamp ? t0 * scale : t0;
+        t1 = clamp ? t1 * scale : t1;
+        const SoftLaneVec3 impulse = (t0 - p.tangentImpulse[0]) * k.tangent[0] + (t1 - p.tangentImpulse[1]) * k.tangent[1];
+        p.tangentImpulse[0] = t0;
+        p.tangentImpulse[1] = t1;
+        softWideApply(k, a, b, p.rA, p.rB, impulse);
+    }
+}
+
 // softSolveContact over the block: each point's normal row, then friction against the normal impulses.
 inline void softWideSolve(SoftWideBlock& k, SoftBody* bodies, const Mat3* invInertia, Real invH, Real contactSpeed,
                           bool useBias, bool updateSeparation) {
@@ -201,25 +224,7 @@ inline void softWideSolve(SoftWideBlock& k, SoftBody* bodies, const Mat3* invIne
         p.totalNormalImpulse += impulse;
         softWideApply(k, a, b, p.rA, p.rB, impulse * k.normal);
     }
-    // friction (softSolveFriction)
-    for (int j = 0; j < k.pointCount; ++j) {
-        SoftWidePoint& p = k.points[j];
-        const SoftLaneVec3 vr = softWideRelativeVelocity(a, b, p.rA, p.rB);
-        SoftLane t0 = p.tangentImpulse[0] - p.tangentMass[0] * dot(vr, k.tangent[0]);
-        SoftLane t1 = p.tangentImpulse[1] - p.tangentMass[1] * dot(vr, k.tangent[1]);
-        const SoftLane limit = k.friction * p.normalImpulse;
-        const SoftLane norm2 = t0 * t0 + t1 * t1;
-        const auto clamp = norm2 > limit * limit;
-        SoftLane root;
-        for (int l = 0; l < kSoftLanes; ++l) root[l] = std::sqrt(clamp[l] ? norm2[l] : Real(1));
-        const SoftLane scale = limit / root;
-        t0 = clamp ? t0 * scale : t0;
-        t1 = clamp ? t1 * scale : t1;
-        const SoftLaneVec3 impulse = (t0 - p.tangentImpulse[0]) * k.tangent[0] + (t1 - p.tangentImpulse[1]) * k.tangent[1];
-        p.tangentImpulse[0] = t0;
-        p.tangentImpulse[1] = t1;
-        softWideApply(k, a, b, p.rA, p.rB, impulse);
-    }
+    softWideFriction(k, a, b);
     k.quiet = softWideQuiet(k);
     softWideScatter(k.bodyA, a, bodies);
     softWideScatter(k.bodyB, b, bodies);
@@ -247,6 +252,64 @@ inline void softWideRestitution(SoftWideBlock& k, SoftBody* bodies, const Mat3* 
     k.quiet = softWideQuiet(k);
     softWideScatter(k.bodyA, a, bodies);
     softWideScatter(k.bodyB, b, bodies);
+}
+
+// Sequential impulses' velocity rows over the block (pgs_step_hd.h pgsSolveContact): each point's
+// normal row towards its target, then friction.
+template <class Params>   // PgsParams (pgs_step_hd.h)
+inline void pgsWideSolve(SoftWideBlock& k, SoftBody* bodies, const Mat3* invInertia, const Params& q) {
+    if (softWideIdle(k, bodies, q.invH)) return;
+    SoftWideBodies a, b;
+    softWideGather(k.bodyA, bodies, invInertia, a);
+    softWideGather(k.bodyB, bodies, invInertia, b);
+    const SoftLane zero{};
+    for (int j = 0; j < k.pointCount; ++j) {
+        SoftWidePoint& p = k.points[j];
+        const SoftLane s = p.separation;
+        const SoftLane depth = -s - q.slop;
+        SoftLane target = depth > 0 ? q.erp * depth * q.invH : zero;
+        target = target < q.maxBiasSpeed ? target : zero + q.maxBiasSpeed;
+        const SoftLane bounce = -k.restitutionCoef * p.relativeVelocity;
+        target = (k.restitutionCoef > 0) & (p.relativeVelocity < -q.restitutionThreshold) & (bounce > target) ? bounce : target;
+        target = s > 0 ? -s * q.invH : target;
+        const SoftLane vn = dot(softWideRelativeVelocity(a, b, p.rA, p.rB), k.normal);
+        SoftLane impulse = p.normalMass * (target - vn);
+        const SoftLane sum = p.normalImpulse + impulse;
+        const SoftLane total = sum > 0 ? sum : zero;
+        impulse = total - p.normalImpulse;
+        p.normalImpulse = total;
+        p.totalNormalImpulse += impulse;
+        softWideApply(k, a, b, p.rA, p.rB, impulse * k.normal);
+    }
+    softWideFriction(k, a, b);
+    k.quiet = softWideQuiet(k);
+    softWideScatter(k.bodyA, a, bodies);
+    softWideScatter(k.bodyB, b, bodies);
+}
+
+// Sequential impulses' split impulse over the block (pgs_step_hd.h pgsSplitContact): push holds
+// the pseudo velocities, SoftWidePoint::split the accumulated pseudo impulses.
+inline void pgsWideSplit(SoftWideBlock& k, SoftBody* push, const Mat3* invInertia, Real rate, Real slop) {
+    bool open = true;   // every lane open (or empty): no position error to take out
+    for (int l = 0; l < kSoftLanes; ++l) open = open && (k.manifold[l] < 0 || k.openGap[l] > 0);
+    if (open) return;
+    SoftWideBodies a, b;
+    softWideGather(k.bodyA, push, invInertia, a);
+    softWideGather(k.bodyB, push, invInertia, b);
+    const SoftLane zero{};
+    for (int j = 0; j < k.pointCount; ++j) {
+        SoftWidePoint& p = k.points[j];
+        const SoftLane depth = -p.separation - slop;
+        const SoftLane vn = dot(softWideRelativeVelocity(a, b, p.rA, p.rB), k.normal);
+        SoftLane impulse = p.normalMass * (rate * depth - vn);
+        const SoftLane sum = p.split + impulse;
+        const SoftLane total = depth > 0 ? (sum > 0 ? sum : zero) : p.split;
+        impulse = total - p.split;
+        p.split = total;
+        softWideApply(k, a, b, p.rA, p.rB, impulse * k.normal);
+    }
+    softWideScatter(k.bodyA, a, push);
+    softWideScatter(k.bodyB, b, push);
 }
 
 }  // namespace cs
