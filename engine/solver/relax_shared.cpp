@@ -65,6 +65,12 @@ int reduceManifold(const PotentialContact* pc, const int* idx, int count, Vec3 n
     return 4;
 }
 
+void setLane(SoftLaneVec3& to, int l, Vec3 v) {
+    to.x[l] = v.x;
+    to.y[l] = v.y;
+    to.z[l] = v.z;
+}
+
 Real effectiveMass(Real invMassA, const Mat3& invIA, Vec3 rA, Real invMassB, const Mat3& invIB, Vec3 rB, Vec3 dir) {
     const Vec3 ra = cross(rA, dir), rb = cross(rB, dir);
     const Real k = invMassA + invMassB + dot(ra, invIA * ra) + dot(rb, invIB * rb);
@@ -309,14 +315,8 @@ int relaxPrepareJoints(const SoftStepInput& in, const State& state, SoftStepScra
     return jointRows;
 }
 
-static void setLane(SoftLaneVec3& to, int l, Vec3 v) {
-    to.x[l] = v.x;
-    to.y[l] = v.y;
-    to.z[l] = v.z;
-}
-
-// Each colour's manifolds (not the overflow's) kSoftLanes at a time, those
-// open at the step's start last, so that manifolds the sweeps can skip share blocks (softWideIdle).
+// Each colour's manifolds go into blocks in their order, those open at the step's start last, so
+// that the manifolds the sweeps can skip share blocks (softWideIdle).
 void relaxBuildBlocks(SoftStepScratch& s) {
     int count = 0;
     for (int c = 0; c < kRelaxColours; ++c)

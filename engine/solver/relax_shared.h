@@ -1,6 +1,7 @@
 // What the relaxation methods (the soft step, soft_step.h, and sequential impulses, pgs_step.h)
 // share: the solver's bodies, the manifolds gathered from the potential contacts and reduced to at
-// most four points, their graph colouring and per-colour contiguous layout, the warm-start look-up,
+// most four points, their graph colouring and per-colour contiguous layout, the blocks of kSoftLanes
+// manifolds of one colour that the sweeps solve in SIMD lanes (soft_wide.h), the warm-start look-up,
 // the joints' and the drag's set-up, the colour-by-colour sweep over the executor, and the store of
 // poses, velocities, contacts and warm-start impulses at the step's end. Each method runs its own
 // per-row law over these (soft_step_hd.h, pgs_step_hd.h).
