@@ -107,7 +107,12 @@ void sweepBlocks(Exec& ex, SoftStepScratch& s, const W& wide, const F& scalar) {
         const int begin = s.blockStart[c], n = s.blockStart[c + 1] - begin;
         if (n == 0) continue;
         SoftWideBlock* k = blocks + begin;
-        ex.forEach(n, nullptr, nullptr, [=] CS_LAMBDA(int i) { wide(k[i]); });
+        // One item per manifold slot, the block solved by its first: the executor's threshold for
+        // running a forEach in parallel (HostExecutor::kHostParallel) counts manifolds, as before
+        // the blocks.
+        ex.forEach(n * kSoftLanes, nullptr, nullptr, [=] CS_LAMBDA(int i) {
+            if (i % kSoftLanes == 0) wide(k[i / kSoftLanes]);
+        });
     }
     const int begin = s.colourStart[kRelaxColours], n = s.colourStart[kRelaxColours + 1] - begin;
     if (n == 0) return;
