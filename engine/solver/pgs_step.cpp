@@ -37,6 +37,7 @@ void pgsStep(const SoftStepInput& in, State& state, PgsStepScratch& scratch, std
                      in.settings.solver.warmStart ? (int)state.warm.size() : 0, Real(1)};
     relaxWarmIndices(in, frame, s);
     relaxGatherManifolds(in, state, s, frame, result);
+    relaxBuildBlocks(s);
     const int nm = (int)s.sweep.size();
     SoftDrag drag = relaxMakeDrag(in, state, s, h, 1, result);
     const int nj = (int)model.joints.size();
@@ -47,7 +48,6 @@ void pgsStep(const SoftStepInput& in, State& state, PgsStepScratch& scratch, std
 
     HostExecutor& ex = s.exec;
     SoftBody* bodies = s.bodies.data();
-    SoftContact* manifolds = s.sweep.data();
     const Mat3* invInertia = s.invInertia.data();
     const int* bodyOf = s.bodyOf.data();
     const Quat* rot0 = state.rot.data();
@@ -70,7 +70,8 @@ void pgsStep(const SoftStepInput& in, State& state, PgsStepScratch& scratch, std
         for (int k = 0; k < nj; ++k) softWarmStartJoint(joints[k], bodies);
         softWarmStartDrag(*dragPtr, bodies);
     });
-    sweepColours(ex, s, manifolds, [=] CS_LAMBDA(SoftContact& m, int) { softWarmStart(m, bodies, invInertia); });
+    sweepBlocks(ex, s, [=] CS_LAMBDA(SoftWideBlock& k) { softWideWarmStart(k, bodies, invInertia); },
+                [=] CS_LAMBDA(SoftContact& m, int) { softWarmStart(m, bodies, invInertia); });
 
     // ---- velocity iterations ----
     for (int it = 0; it < pgs.iterations; ++it) {
@@ -78,7 +79,8 @@ void pgsStep(const SoftStepInput& in, State& state, PgsStepScratch& scratch, std
             for (int k = 0; k < nj; ++k) softSolveJoint(joints[k], bodies, jointBias, h, true);
             softSolveDrag(*dragPtr, bodies);
         });
-        sweepColours(ex, s, manifolds, [=] CS_LAMBDA(SoftContact& m, int) { pgsSolveContact(m, bodies, invInertia, params); });
+        sweepBlocks(ex, s, [=] CS_LAMBDA(SoftWideBlock& k) { pgsWideSolve(k, bodies, invInertia, params); },
+                    [=] CS_LAMBDA(SoftContact& m, int) { pgsSolveContact(m, bodies, invInertia, params); });
     }
     result.sweeps = pgs.iterations;
 
@@ -90,9 +92,10 @@ void pgsStep(const SoftStepInput& in, State& state, PgsStepScratch& scratch, std
         Real* splitImpulse = scratch.split.data();
         const Real rate = pgs.splitErp * invH, slop = pgs.slop;
         for (int it = 0; it < pgs.splitIterations; ++it)
-            sweepColours(ex, s, manifolds, [=] CS_LAMBDA(SoftContact& m, int i) {
-                pgsSplitContact(m, push, invInertia, splitImpulse + size_t(i) * kSoftMaxPoints, rate, slop);
-            });
+            sweepBlocks(ex, s, [=] CS_LAMBDA(SoftWideBlock& k) { pgsWideSplit(k, push, invInertia, rate, slop); },
+                        [=] CS_LAMBDA(SoftContact& m, int i) {
+                            pgsSplitContact(m, push, invInertia, splitImpulse + size_t(i) * kSoftMaxPoints, rate, slop);
+                        });
         result.sweeps += pgs.splitIterations;
     }
 
@@ -106,6 +109,7 @@ void pgsStep(const SoftStepInput& in, State& state, PgsStepScratch& scratch, std
     });
 
     // ---- store: poses, velocities, contacts, warm start ----
+    relaxScatterBlocks(s);
     relaxStore(in, state, s, 1, drag, jointRows, contacts, result);
 }
 

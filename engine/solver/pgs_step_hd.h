@@ -65,6 +65,7 @@ CS_HD void pgsSolveContact(SoftContact& c, SoftBody* bodies, const Mat3* invIner
         if (impulse != 0) softApplyImpulse(c, invInertia, a, b, p.rA, p.rB, impulse * c.normal);
     }
     softSolveFriction(c, a, b, invInertia);
+    c.quiet = softQuiet(c);
     if (c.bodyA >= 0) bodies[c.bodyA] = a;
     if (c.bodyB >= 0) bodies[c.bodyB] = b;
 }

@@ -65,6 +65,12 @@ int reduceManifold(const PotentialContact* pc, const int* idx, int count, Vec3 n
     return 4;
 }
 
+void setLane(SoftLaneVec3& to, int l, Vec3 v) {
+    to.x[l] = v.x;
+    to.y[l] = v.y;
+    to.z[l] = v.z;
+}
+
 Real effectiveMass(Real invMassA, const Mat3& invIA, Vec3 rA, Real invMassB, const Mat3& invIB, Vec3 rB, Vec3 dir) {
     const Vec3 ra = cross(rA, dir), rb = cross(rB, dir);
     const Real k = invMassA + invMassB + dot(ra, invIA * ra) + dot(rb, invIB * rb);
@@ -125,6 +131,7 @@ void buildManifold(const SoftStepInput& in, const State& state, const SoftStepSc
     m.reachA = std::sqrt(reachA2);
     m.reachB = std::sqrt(reachB2);
     m.stale = false;
+    m.quiet = softQuiet(m);
 }
 
 // Potential contacts -> manifolds' contacts in s.picks, in the order of the contact list.
@@ -306,6 +313,91 @@ int relaxPrepareJoints(const SoftStepInput& in, const State& state, SoftStepScra
             s.joints[k].lambda[r] = jointWarm && r < jointRowCountOf(s.joints[k].params)
                                         ? state.jointWarm[s.joints[k].warmFirst + r] / Real(warmDivisor) : Real(0);
     return jointRows;
+}
+
+// Each colour's manifolds go into blocks in their order, those open at the step's start last, so
+// that the manifolds the sweeps can skip share blocks (softWideIdle).
+void relaxBuildBlocks(SoftStepScratch& s) {
+    int count = 0;
+    for (int c = 0; c < kRelaxColours; ++c)
+        count += (s.colourStart[c + 1] - s.colourStart[c] + kSoftLanes - 1) / kSoftLanes;
+    s.blocks.resize(count);
+    int next = 0;
+    for (int c = 0; c < kRelaxColours; ++c) {
+        s.blockStart[c] = next;
+        s.order.clear();
+        for (int open = 0; open < 2; ++open)
+            for (int i = s.colourStart[c]; i < s.colourStart[c + 1]; ++i)
+                if ((s.sweep[i].openGap > 0) == (open == 1)) s.order.push_back(i);
+        for (size_t first = 0; first < s.order.size(); first += kSoftLanes) {
+            SoftWideBlock& k = s.blocks[next++];
+            k.pointCount = 0;
+            k.stale = false;
+            k.quiet = true;
+            k.restitution = false;
+            for (int l = 0; l < kSoftLanes; ++l) {
+                const int i = first + l < s.order.size() ? s.order[first + l] : -1;
+                const SoftContact* m = i >= 0 ? &s.sweep[i] : nullptr;
+                k.manifold[l] = i;
+                k.bodyA[l] = m ? m->bodyA : -1;
+                k.bodyB[l] = m ? m->bodyB : -1;
+                const int points = m ? m->pointCount : 0;
+                k.pointCount = points > k.pointCount ? points : k.pointCount;
+                k.quiet = k.quiet && (!m || m->quiet);
+                k.restitution = k.restitution || (m && m->restitution != 0);
+                k.openGap[l] = m ? m->openGap : Real(0);
+                k.reachA[l] = m ? m->reachA : Real(0);
+                k.reachB[l] = m ? m->reachB : Real(0);
+                k.invMassA[l] = m ? m->invMassA : Real(0);
+                k.invMassB[l] = m ? m->invMassB : Real(0);
+                const Vec3 zero{0, 0, 0};
+                setLane(k.normal, l, m ? m->normal : zero);
+                for (int t = 0; t < 2; ++t) setLane(k.tangent[t], l, m ? m->tangent[t] : zero);
+                k.friction[l] = m ? m->friction : Real(0);
+                k.restitutionCoef[l] = m ? m->restitution : Real(0);
+                k.biasRate[l] = m ? m->softness.biasRate : Real(0);
+                k.massScale[l] = m ? m->softness.massScale : Real(1);
+                k.impulseScale[l] = m ? m->softness.impulseScale : Real(0);
+                for (int j = 0; j < kSoftMaxPoints; ++j) {
+                    SoftWidePoint& q = k.points[j];
+                    // A padding point: open, no mass, so that it takes no impulse.
+                    const SoftPoint pad{{0, 0, 0}, {0, 0, 0}, 1, 1, 0, {0, 0}, 0, {0, 0}, 0, 0, -1};
+                    const SoftPoint& p = j < points ? m->points[j] : pad;
+                    setLane(q.rA, l, p.rA);
+                    setLane(q.rB, l, p.rB);
+                    q.baseSeparation[l] = p.baseSeparation;
+                    q.separation[l] = p.separation;
+                    q.normalMass[l] = p.normalMass;
+                    q.normalImpulse[l] = p.normalImpulse;
+                    q.totalNormalImpulse[l] = p.totalNormalImpulse;
+                    q.relativeVelocity[l] = p.relativeVelocity;
+                    q.split[l] = 0;
+                    for (int t = 0; t < 2; ++t) {
+                        q.tangentMass[t][l] = p.tangentMass[t];
+                        q.tangentImpulse[t][l] = p.tangentImpulse[t];
+                    }
+                }
+            }
+        }
+    }
+    s.blockStart[kRelaxColours] = next;
+}
+
+void relaxScatterBlocks(SoftStepScratch& s) {
+    for (const SoftWideBlock& k : s.blocks)
+        for (int l = 0; l < kSoftLanes; ++l) {
+            if (k.manifold[l] < 0) continue;
+            SoftContact& m = s.sweep[k.manifold[l]];
+            for (int j = 0; j < m.pointCount; ++j) {
+                SoftPoint& p = m.points[j];
+                const SoftWidePoint& q = k.points[j];
+                p.separation = q.separation[l];
+                p.normalImpulse = q.normalImpulse[l];
+                p.totalNormalImpulse = q.totalNormalImpulse[l];
+                p.tangentImpulse[0] = q.tangentImpulse[0][l];
+                p.tangentImpulse[1] = q.tangentImpulse[1][l];
+            }
+        }
 }
 
 void relaxStore(const SoftStepInput& in, State& state, SoftStepScratch& s, int substeps, const SoftDrag& drag,

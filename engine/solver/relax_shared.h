@@ -1,6 +1,7 @@
 // What the relaxation methods (the soft step, soft_step.h, and sequential impulses, pgs_step.h)
 // share: the solver's bodies, the manifolds gathered from the potential contacts and reduced to at
-// most four points, their graph colouring and per-colour contiguous layout, the warm-start look-up,
+// most four points, their graph colouring and per-colour contiguous layout, the blocks of kSoftLanes
+// manifolds of one colour that the sweeps solve in SIMD lanes (soft_wide.h), the warm-start look-up,
 // the joints' and the drag's set-up, the colour-by-colour sweep over the executor, and the store of
 // poses, velocities, contacts and warm-start impulses at the step's end. Each method runs its own
 // per-row law over these (soft_step_hd.h, pgs_step_hd.h).
@@ -12,6 +13,7 @@
 #include "engine/exec/host_executor.h"
 #include "engine/solver/soft_step.h"
 #include "engine/solver/soft_step_hd.h"
+#include "engine/solver/soft_wide.h"
 
 namespace cs {
 
@@ -38,6 +40,9 @@ struct SoftStepScratch {
     int colourStart[kRelaxColours + 2] = {};   // manifolds of colour c: [colourStart[c], colourStart[c + 1]);
                                                //   colour kRelaxColours is the overflow
     std::vector<SoftContact> sweep;      // manifolds by colour, contiguous
+    std::vector<SoftWideBlock> blocks;   // the soft step's: kSoftLanes manifolds of one colour each, by colour
+    int blockStart[kRelaxColours + 1] = {};   // blocks of colour c: [blockStart[c], blockStart[c + 1])
+    std::vector<int> order;              // one colour's manifolds, the open ones last
     std::vector<int> run, cluster;       // one shape pair's contacts; one manifold's before reduction
     std::vector<uint8_t> taken;
     std::vector<WarmImpulse> warm;       // the step's warm start written here, then swapped in
@@ -85,21 +90,35 @@ int relaxPrepareJoints(const SoftStepInput& in, const State& state, SoftStepScra
 void relaxStore(const SoftStepInput& in, State& state, SoftStepScratch& s, int substeps, const SoftDrag& drag,
                 int jointRows, std::vector<Contact>& contacts, SoftStepResult& result);
 
-// One sweep: each colour's manifolds in a forEach (they share no moving body), the overflow serially.
-// f(m, i): i the manifold's index in s.sweep.
-template <class Exec, class F>
-void sweepColours(Exec& ex, const SoftStepScratch& s, SoftContact* manifolds, const F& f) {
+// s.blocks from s.sweep (soft_wide.h): each colour's manifolds, not the overflow's, kSoftLanes
+// at a time; s.blockStart set. The points' separations and impulses are copied.
+void relaxBuildBlocks(SoftStepScratch& s);
+
+// The blocks' separations and impulses back into s.sweep (for the store).
+void relaxScatterBlocks(SoftStepScratch& s);
+
+// One sweep over the blocks: each colour's blocks in a forEach (they share no moving body), then
+// the overflow colour's manifolds serially with the scalar law. wide(block), scalar(m, i): i the
+// manifold's index in s.sweep.
+template <class Exec, class W, class F>
+void sweepBlocks(Exec& ex, SoftStepScratch& s, const W& wide, const F& scalar) {
+    SoftWideBlock* blocks = s.blocks.data();
     for (int c = 0; c < kRelaxColours; ++c) {
-        const int begin = s.colourStart[c], n = s.colourStart[c + 1] - begin;
+        const int begin = s.blockStart[c], n = s.blockStart[c + 1] - begin;
         if (n == 0) continue;
-        SoftContact* m = manifolds + begin;
-        ex.forEach(n, nullptr, nullptr, [=] CS_LAMBDA(int i) { f(m[i], begin + i); });
+        SoftWideBlock* k = blocks + begin;
+        // One item per manifold slot, the block solved by its first: the executor's threshold for
+        // running a forEach in parallel (HostExecutor::kHostParallel) counts manifolds, as before
+        // the blocks.
+        ex.forEach(n * kSoftLanes, nullptr, nullptr, [=] CS_LAMBDA(int i) {
+            if (i % kSoftLanes == 0) wide(k[i / kSoftLanes]);
+        });
     }
     const int begin = s.colourStart[kRelaxColours], n = s.colourStart[kRelaxColours + 1] - begin;
     if (n == 0) return;
-    SoftContact* m = manifolds + begin;
+    SoftContact* m = s.sweep.data() + begin;
     ex.serial(nullptr, [=] CS_LAMBDA() {
-        for (int i = 0; i < n; ++i) f(m[i], begin + i);
+        for (int i = 0; i < n; ++i) scalar(m[i], begin + i);
     });
 }
 

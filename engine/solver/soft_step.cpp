@@ -73,6 +73,7 @@ void softStep(const SoftStepInput& in, State& state, SoftStepScratch& s, std::ve
                     in.settings.solver.warmStart ? (int)state.warm.size() : 0, Real(1) / substeps};
     relaxWarmIndices(in, frame, s);
     relaxGatherManifolds(in, state, s, frame, result);
+    relaxBuildBlocks(s);
 
     SoftDrag drag = relaxMakeDrag(in, state, s, h, substeps, result);
     // Joints: the Newton path's rows (joint_rows_hd.h) at every substep's pose.
@@ -84,7 +85,6 @@ void softStep(const SoftStepInput& in, State& state, SoftStepScratch& s, std::ve
     // ---- substeps ----
     HostExecutor& ex = s.exec;
     SoftBody* bodies = s.bodies.data();
-    SoftContact* manifolds = s.sweep.data();
     const Mat3* invInertia = s.invInertia.data();
     const int* bodyOf = s.bodyOf.data();
     const Vec3* pos0 = state.pos.data();
@@ -118,14 +118,14 @@ void softStep(const SoftStepInput& in, State& state, SoftStepScratch& s, std::ve
             for (int k = 0; k < nj; ++k) softWarmStartJoint(joints[k], bodies);
             softWarmStartDrag(*dragPtr, bodies);
         });
-        sweepColours(ex, s, manifolds, [=] CS_LAMBDA(SoftContact& m, int) { softWarmStart(m, bodies, invInertia); });
+        sweepBlocks(ex, s, [=] CS_LAMBDA(SoftWideBlock& k) { softWideWarmStart(k, bodies, invInertia); },
+              [=] CS_LAMBDA(SoftContact& m, int) { softWarmStart(m, bodies, invInertia); });
         // solve with the soft bias
         solveJoints(true);
         ex.serial(nullptr, [=] CS_LAMBDA() { softSolveDrag(*dragPtr, bodies); });
         const bool moved = soft.relaxIterations == 0 && step > 0;   // else the relax sweep updated the separations
-        sweepColours(ex, s, manifolds, [=] CS_LAMBDA(SoftContact& m, int) {
-            softSolveContact(m, bodies, invInertia, invH, contactSpeed, true, moved);
-        });
+        sweepBlocks(ex, s, [=] CS_LAMBDA(SoftWideBlock& k) { softWideSolve(k, bodies, invInertia, invH, contactSpeed, true, moved); },
+              [=] CS_LAMBDA(SoftContact& m, int) { softSolveContact(m, bodies, invInertia, invH, contactSpeed, true, moved); });
         // integrate positions: dp += h v, dq <- normalize(dq + h/2 (0, w) dq) ([NSN] eq. 63's map)
         ex.forEach(ns, nullptr, nullptr, [=] CS_LAMBDA(int k) {
             SoftBody& b = bodies[k];
@@ -140,15 +140,16 @@ void softStep(const SoftStepInput& in, State& state, SoftStepScratch& s, std::ve
             solveJoints(false);
             ex.serial(nullptr, [=] CS_LAMBDA() { softSolveDrag(*dragPtr, bodies); });
             const bool moved = it == 0;
-            sweepColours(ex, s, manifolds, [=] CS_LAMBDA(SoftContact& m, int) {
-                softSolveContact(m, bodies, invInertia, invH, contactSpeed, false, moved);
-            });
+            sweepBlocks(ex, s, [=] CS_LAMBDA(SoftWideBlock& k) { softWideSolve(k, bodies, invInertia, invH, contactSpeed, false, moved); },
+                  [=] CS_LAMBDA(SoftContact& m, int) { softSolveContact(m, bodies, invInertia, invH, contactSpeed, false, moved); });
         }
         result.sweeps += 1 + soft.relaxIterations;
     }
     const Real threshold = soft.restitutionThreshold;
-    sweepColours(ex, s, manifolds, [=] CS_LAMBDA(SoftContact& m, int) { softRestitution(m, bodies, invInertia, threshold); });
+    sweepBlocks(ex, s, [=] CS_LAMBDA(SoftWideBlock& k) { softWideRestitution(k, bodies, invInertia, threshold); },
+          [=] CS_LAMBDA(SoftContact& m, int) { softRestitution(m, bodies, invInertia, threshold); });
     ++result.sweeps;
+    relaxScatterBlocks(s);
 
     // ---- store: poses, velocities, contacts, warm start ----
     relaxStore(in, state, s, substeps, drag, jointRows, contacts, result);

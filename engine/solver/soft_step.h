@@ -20,9 +20,10 @@
 //
 // The separation of every point is updated from its bodies' dp and dq within the step; the
 // narrow phase is not rerun (soft_step_hd.h). Each sweep is an executor forEach over one colour's
-// manifolds (engine/exec/executor.h; the host executor runs it here), the colours in order, the
-// overflow colour (manifolds that found no free colour) in one serial pass: the result does not
-// depend on the thread count. The manifolds are laid out by colour, contiguous, and every buffer
+// blocks of kSoftLanes manifolds, solved lane by lane in SIMD with the scalar law's arithmetic
+// (soft_wide.h; engine/exec/executor.h, the host executor runs it here), the colours in order, the
+// overflow colour (manifolds that found no free colour) in one serial pass with the scalar law:
+// the result does not depend on the thread count. The manifolds are laid out by colour, contiguous, and every buffer
 // is kept between steps (no allocation once the largest step has been seen).
 //
 // Handled: the standard contact model's rigid contacts, the mouse drag of a rigid body, and

@@ -73,18 +73,21 @@ struct SoftPoint {
 
 // One manifold: the points of one shape pair sharing one normal (at most kSoftMaxPoints).
 // bodyA, bodyB index the solver's bodies; -1 a body that does not move (static, asleep, dormant).
-struct SoftContact {
+struct alignas(64) SoftContact {
+    // What the open-manifold skip (softOpenIdle) reads comes first, in one cache line: a skipped
+    // manifold costs its sweep that line only.
     int bodyA, bodyB;
+    int pointCount;
+    bool stale;              // a sweep skipped the manifold without updating its points' separations
+    bool quiet;              // every point's normal and tangent impulses are zero
+    // The smallest gap at the step's start when every point is open (> 0), else 0; the largest
+    // |rA|, |rB| over the points.
+    Real openGap, reachA, reachB;
     Real invMassA, invMassB;         // the inverse inertias (world, at the step's start) are the
                                      //   bodies', read from the solver's per-body array: fewer bytes per sweep
     Vec3 normal, tangent[2];
     Real friction, restitution;
     SoftParams softness;
-    int pointCount;
-    // The open-manifold skip (softOpenIdle): the smallest gap at the step's start when every
-    // point is open (> 0), else 0; the largest |rA|, |rB| over the points.
-    Real openGap, reachA, reachB;
-    bool stale;              // a sweep skipped the manifold without updating its points' separations
     SoftPoint points[kSoftMaxPoints];
 };
 
@@ -108,6 +111,16 @@ CS_HD void softApplyImpulse(const SoftContact& c, const Mat3* invInertia, SoftBo
 // The bodies of a constraint: the solver's or a still one (velocity and motion zero).
 CS_HD SoftBody softStill() { return SoftBody{{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, quatIdentity()}; }
 
+// Whether every point's impulses are zero (SoftContact::quiet), after a pass that changed them.
+CS_HD bool softQuiet(const SoftContact& c) {
+    bool quiet = true;
+    for (int j = 0; j < c.pointCount; ++j) {
+        const SoftPoint& p = c.points[j];
+        quiet = quiet && p.normalImpulse == 0 && p.tangentImpulse[0] == 0 && p.tangentImpulse[1] == 0;
+    }
+    return quiet;
+}
+
 // Whether a sweep would leave the manifold alone, proven without visiting its points: every point
 // is open and holds no impulse, and no point can approach fast enough to close its gap within the
 // (sub)step h. A point's separation then is at least openGap - reach, reach bounding how far the
@@ -118,11 +131,7 @@ CS_HD SoftBody softStill() { return SoftBody{{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, qu
 // mu * 0) takes none: skipping gives the same bits as the visit, less its separations' update
 // (`stale`). On the dense pyramids most manifolds are side faces across 1 mm gaps that never touch.
 CS_HD bool softOpenIdle(const SoftContact& c, const SoftBody& a, const SoftBody& b, Real invH) {
-    if (!(c.openGap > 0)) return false;
-    for (int j = 0; j < c.pointCount; ++j) {
-        const SoftPoint& p = c.points[j];
-        if (p.normalImpulse != 0 || p.tangentImpulse[0] != 0 || p.tangentImpulse[1] != 0) return false;
-    }
+    if (!(c.openGap > 0) || !c.quiet) return false;
     const Real turnA = std::sqrt(a.dq.x * a.dq.x + a.dq.y * a.dq.y + a.dq.z * a.dq.z);
     const Real turnB = std::sqrt(b.dq.x * b.dq.x + b.dq.y * b.dq.y + b.dq.z * b.dq.z);
     const Real reach = length(a.dp - b.dp) + 2 * (turnA * c.reachA + turnB * c.reachB);
@@ -133,6 +142,7 @@ CS_HD bool softOpenIdle(const SoftContact& c, const SoftBody& a, const SoftBody&
 
 // Warm start: the last substep's impulses applied again ([Box2D] b2WarmStartContactsTask).
 CS_HD void softWarmStart(SoftContact& c, SoftBody* bodies, const Mat3* invInertia) {
+    if (c.quiet) return;   // nothing to apply, and the totals would add zeros
     SoftBody a = c.bodyA >= 0 ? bodies[c.bodyA] : softStill();
     SoftBody b = c.bodyB >= 0 ? bodies[c.bodyB] : softStill();
     for (int j = 0; j < c.pointCount; ++j) {
@@ -209,6 +219,7 @@ CS_HD void softSolveContact(SoftContact& c, SoftBody* bodies, const Mat3* invIne
         if (impulse != 0) softApplyImpulse(c, invInertia, a, b, p.rA, p.rB, impulse * c.normal);
     }
     softSolveFriction(c, a, b, invInertia);
+    c.quiet = softQuiet(c);
     if (c.bodyA >= 0) bodies[c.bodyA] = a;
     if (c.bodyB >= 0) bodies[c.bodyB] = b;
 }
@@ -230,6 +241,7 @@ CS_HD void softRestitution(SoftContact& c, SoftBody* bodies, const Mat3* invIner
         p.totalNormalImpulse += impulse;
         softApplyImpulse(c, invInertia, a, b, p.rA, p.rB, impulse * c.normal);
     }
+    c.quiet = softQuiet(c);
     if (c.bodyA >= 0) bodies[c.bodyA] = a;
     if (c.bodyB >= 0) bodies[c.bodyB] = b;
 }
