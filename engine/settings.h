@@ -95,6 +95,8 @@ struct SolverSettings {
                                          //   Eisenstat-Walker, at most this (newton_steps_hd.h); 0: fixed
     Real stepCutGrowth = 0;              // > 0: a step that raises the merit more than this factor is
                                          //   halved, at most kMaxStepCuts times; 0: off
+    bool fullStepStableSet = false;      // the full step t = 1 while no NCP row changed its side since the
+                                         //   last iteration (constraint_rows.h ncpRowSide); false: t = damping
     bool warmStart = true;
     bool complementarityPreconditioner = true;   // [NSN] section 7, r = h [J M^-1 J^T]_ii
     bool decoupleRows = false;           // rows with C_ii >= A_ii / (10 kMinNcpSlope) solved on the diagonal,

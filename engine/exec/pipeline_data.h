@@ -54,6 +54,7 @@ struct StepCounters {
     // Newton ([NSN] Algorithm 1)
     int newtonActive;          // 1 while the merit is above the tolerance and iterations are left
     Real newtonStep;           // this iteration's step t: the damping, cut at a force limit (pipeline_joints.h)
+    int ncpSideChanged;        // 1: a row changed its NCP side since the last iteration (fullStepStableSet)
     int newtonIterations, linearIterations;
     Real meritSq, merit;
     Real newtonResidual[kMaxNewtonHistory];
@@ -163,6 +164,7 @@ struct PipelineData {
     Buffer<Real> jv, diagA, compliance, residual, merit, invDiag, r, z, p, q, ap, az, best, power, powerOut;
     Buffer<uint64_t> entryKeys, entryKeysOut;  // (2 rows) scatter entries body << 32 | row, sorted
     Buffer<Real> newtonBest;                   // (rows) the least-merit iterate's impulses
+    Buffer<int> ncpSide;                       // (rows) ncpRowSide at the last iteration (fullStepStableSet)
     // The condensed solve of the compliant rows (condensed_solve.h; pipeline_newton.h recordSolve):
     // the Newton step is dlambdaFixed + t dlambda (dlambdaFixed zero when it does not run).
     CondensedSolve<Exec> condensed;
@@ -211,6 +213,7 @@ void reserveContacts(PipelineData<Exec>& d, int pairs, int slots, int contacts) 
                     &d.diagA, &d.compliance, &d.residual, &d.merit, &d.invDiag, &d.r, &d.z, &d.p, &d.q, &d.ap, &d.az,
                     &d.best, &d.power, &d.powerOut, &d.newtonBest})
         b->reserve(rows);
+    d.ncpSide.reserve(rows);
     for (auto* b : {&d.blockHead, &d.runIndex, &d.blockFirst, &d.blockSize}) b->reserve(rows);
     d.runFirst.reserve(rows + 1);
     d.blockInverse.reserve(rows * kMaxBlockRows);

@@ -105,13 +105,14 @@ void recordJointRows(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws, R
 // limits, the drag) carry limits; in row order, as the CPU. Also which of them are linearized at
 // a bound (limitedRowAtBound, at the iterate in e): they go to it whatever t (newton.cpp boundRows).
 template <class Exec>
-void recordStepToBounds(Exec& ex, PipelineData<Exec>& d, const RowEvalView& e, Real damping, const int* gate) {
+void recordStepToBounds(Exec& ex, PipelineData<Exec>& d, const RowEvalView& e, Real damping, bool fullStepStable,
+                        const int* gate) {
     StepCounters* c = d.counters.data();
     const int rows = d.joints.leadingRows();
     const Real *limit = d.maxImpulse.data(), *start = d.lambda.data(), *step = d.dlambda.data();
     Real* stepBound = d.joints.stepBound.data();
     ex.serial(gate, [=] CS_LAMBDA() {
-        Real t = damping;
+        Real t = fullStepStable && !c->ncpSideChanged ? Real(1) : damping;
         for (int i = 0; i < rows; ++i) {
             Real bound;
             stepBound[i] = limitedRowAtBound(e, i, bound) ? bound : kNoImpulseLimit;

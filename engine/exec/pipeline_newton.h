@@ -233,6 +233,7 @@ void recordSolve(Exec& ex, PipelineData<Exec>& d, const SolverSettings& settings
     e.maxImpulse = d.maxImpulse.data();   // force-limited rows (joint drives, the drag) as evalRow's box
 
     const Real eps = settings.regularization, damping = settings.damping, fixedTolerance = settings.linearTolerance;
+    const bool fullStepStable = settings.fullStepStableSet;
     ex.serial(nullptr, [=] CS_LAMBDA() {
         c->linearTolerance = fixedTolerance;
         c->previousMerit = c->bestMerit = 0;
@@ -278,6 +279,16 @@ void recordSolve(Exec& ex, PipelineData<Exec>& d, const SolverSettings& settings
             condensePrepared = true;
         }
         const int* soft = condense ? d.condensed.rowClass() : nullptr;
+        if (fullStepStable) {   // newton.cpp: each row's NCP side against the last iteration's, before eps
+            int* side = d.ncpSide.data();
+            const bool first = k == 0;
+            ex.serial(&c->newtonActive, [=] CS_LAMBDA() { c->ncpSideChanged = first ? 1 : 0; });
+            ex.forEach(d.rowCapacity, &c->rowCount, &c->newtonActive, [=] CS_LAMBDA(int i) {
+                const int now = ncpRowSide(e, i);
+                if (now != side[i]) atomicSetFlag(&c->ncpSideChanged);
+                side[i] = now;
+            });
+        }
         ex.forEach(d.rowCapacity, &c->rowCount, &c->newtonActive, [=] CS_LAMBDA(int i) {
             if (!(soft && soft[i] == kCondensedSoft)) compliance[i] += eps;
             rhs[i] = -residual[i];
@@ -299,7 +310,7 @@ void recordSolve(Exec& ex, PipelineData<Exec>& d, const SolverSettings& settings
                 });
             recordLinearSolve(ex, d, v, settings);
         }
-        recordStepToBounds(ex, d, e, damping, &c->newtonActive);   // c->newtonStep (pipeline_joints.h)
+        recordStepToBounds(ex, d, e, damping, fullStepStable, &c->newtonActive);   // c->newtonStep (pipeline_joints.h)
         ex.forEach(d.rowCapacity, &c->rowCount, &c->newtonActive, [=] CS_LAMBDA(int i) { lambdaStart[i] = lambda[i]; });
         ex.serial(&c->newtonActive, [=] CS_LAMBDA() { c->previousMerit = c->merit; });
         step(1, &c->newtonActive);

@@ -340,6 +340,18 @@ void solveNewton(const SolverSettings& settings, Real h, ConstraintRows& rows, B
             condense = settings.condenseCompliantRows && s.condensed.prepare(rows, view);
             condensePrepared = true;
         }
+        // The full step while no NCP row changed side since the last iteration (read before eps
+        // is added to the compliance): the smooth part of the problem, where Newton is quadratic.
+        bool sameSides = false;
+        if (settings.fullStepStableSet) {
+            if (k == 0) s.ncpSide.assign(n, -1);
+            sameSides = k > 0;
+            for (int i = 0; i < n; ++i) {
+                const int side = ncpRowSide(eval, i);
+                if (side != s.ncpSide[i]) sameSides = false;
+                s.ncpSide[i] = side;
+            }
+        }
         // [J M^-1 J^T + C + eps I] dlambda = -h   ([NSN] eq. 59, regularized as in section 8.4)
         // The condensed rows take no regularization: their D_S > 0 keeps K positive definite, and
         // eps would make the FEM rows' step inexact (a second iteration for linear rows).
@@ -396,7 +408,7 @@ void solveNewton(const SolverSettings& settings, Real h, ConstraintRows& rows, B
             if (Real bound; limitedRowAtBound(eval, i, bound)) s.boundRows.emplace_back(i, bound);
         s.lambdaStart = rows.lambda;
         previousMerit = merit;
-        Real t = stepToBounds(rows, s.lambdaStart, s.dlambda, settings.damping);
+        Real t = stepToBounds(rows, s.lambdaStart, s.dlambda, sameSides ? Real(1) : settings.damping);
         setImpulses(t);
         merit = evaluate();
         for (int cuts = 0; cutStep(merit, previousMerit, settings.stepCutGrowth, cuts, kMaxStepCuts); ++cuts) {

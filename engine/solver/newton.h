@@ -27,6 +27,7 @@ struct NewtonScratch {
     std::vector<Real> dlambdaFixed;   // the part of the step that does not scale with t (condensed_rows.h)
     std::vector<Real> checkX, checkAx;   // the condensed solve's x and A x (its residual, for the history)
     std::vector<Real> bestLambda; // the least-merit iterate (SolverSettings::keepBestIterate)
+    std::vector<int> ncpSide;     // (rows) ncpRowSide at the last iteration (SolverSettings::fullStepStableSet)
     std::vector<Real> gapJv;      // (gap members) J_s u of [PEG] secondary contacts
     std::vector<Real> gapRatio;   // (gap members) rho_s, see constraint_rows.h
     std::vector<Spatial> w, minvJA, minvJB, minvJC, minvJD;
