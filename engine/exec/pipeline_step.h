@@ -10,6 +10,8 @@
 //   solve        non-smooth Newton with Jacobi / Gauss-Seidel / PCG / PCR   pipeline_newton.h
 //                (the CCP model's PJ / PGS / APGD: pipeline_ccp.h, pipeline_ccp_solve.h; its
 //                Newton with the APGD fallback: pipeline_ccp_newton.h)
+//   cull check   row culling's check; if the reduced solve does not stand,   recordCullCheck
+//                the rows and the solve again with every contact (a gated stretch, setGate)
 //   energy       the energy guard (engine/solver/energy_guard.h)            pipeline_energy.h
 //   integrate    the velocity guard (roll back the substep), integration, the warm-start cache
 //   (FEM)        nodes, element and attachment rows, node integration       pipeline_fem.h
@@ -17,7 +19,8 @@
 //                boundary nodes against FEM triangles (FEM-FEM, self)        pipeline_fem_femcontact.h
 //
 // World::step stays beside it as the CPU reference: it also runs what this pipeline does not
-// (PEG, PLUS, compliant, projection, redetection, sleeping), and it is the outside check
+// (PEG, PLUS, compliant, projection, redetection, sleeping, narrow-phase reuse, whose contacts are
+// the full search's bit for bit, and the culling of FEM contacts), and it is the outside check
 // of the parity test (tests/test_exec_parity.cpp). PipelineWorld drives the pipeline on a World:
 // it uploads the world when the host changed it, records one step (all substeps), and makes ONE
 // synchronization, after which the counters and the state are on the host. When a count outgrew
