@@ -40,6 +40,7 @@
 #include "engine/solver/newton.h"
 #include "engine/solver/pgs_step.h"
 #include "engine/solver/soft_step.h"
+#include "engine/solver/speed_guard_hd.h"
 
 namespace cs {
 
@@ -69,14 +70,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 double secondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-// The guard's limits (World::speedGuard). Above kMaxSpeed (m/s, a point of a body) every scene
-// has exploded. Below it, a body is judged against the scene's own speed scale: a step can raise
-// a speed by collisions (at most 2x per elastic collision of a light body with a heavy one),
-// gravity, the push-out of overlaps and the mouse drag, not by an order of magnitude.
-constexpr Real kMaxSpeed = Real(1e4);
-constexpr Real kSpeedScaleFactor = Real(10);
-constexpr Real kSpeedScaleFloor = Real(1);   // m/s: bodies at rest still get a few m/s of room
 
 bool isFinite(Vec3 v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); }
 bool isFinite(Quat q) { return std::isfinite(q.w) && std::isfinite(q.x) && std::isfinite(q.y) && std::isfinite(q.z); }
@@ -344,8 +337,8 @@ void World::substep(Real h) {
     for (int b = 0; b < nb && bad < 0; ++b) {
         if (!s.active[b] || model_.isStatic(b)) continue;
         const Spatial& u = bv.velocity[b];
-        const Real speed = length(u.lin) + length(u.ang) * bodyReach(b);
-        if (!(speed < guard.limit(s.jointed[b]))) {   // also NaN
+        const Real speed = bodyPointSpeed(u.lin, u.ang, bodyReach(b));
+        if (speedBeyond(speed, guard.limit(s.jointed[b]))) {   // also NaN
             bad = b;
             badSpeed = speed;
             break;
@@ -360,7 +353,7 @@ void World::substep(Real h) {
     int badNode = -1;
     for (int n = 0; n < model_.femNodeCount() && bad < 0; ++n) {
         const Vec3 v = bv.velocity[nb + n].lin;
-        if (!(length(v) < guard.sceneLimit)) {
+        if (speedBeyond(length(v), guard.sceneLimit)) {
             badNode = n;
             badSpeed = length(v);
             break;
@@ -481,8 +474,8 @@ void World::softSubstep(Real h) {
     t = Clock::now();
     for (int b = 0; b < nb; ++b) {
         if (!s.active[b] || model_.isStatic(b)) continue;
-        const Real speed = length(state_.linVel[b]) + length(state_.angVel[b]) * bodyReach(b);
-        if (!(speed < guard.limit(s.jointed[b])) || !isFinite(state_.pos[b]) || !isFinite(state_.rot[b])) {
+        const Real speed = bodyPointSpeed(state_.linVel[b], state_.angVel[b], bodyReach(b));
+        if (speedBeyond(speed, guard.limit(s.jointed[b])) || !isFinite(state_.pos[b]) || !isFinite(state_.rot[b])) {
             const std::string cause = speedFailure(b, speed, guard, -1);
             rollBack(lastGood, h, cause);
             profile_.integrate = secondsSince(t);
@@ -502,22 +495,16 @@ void World::softSubstep(Real h) {
 // A point's speed bound for a body: |v| + |w| reach.
 Real World::bodyReach(int b) const { return cs::bodyReach(model_, b); }
 
-// The scene's speed scale at the start of a step of length h: the fastest point of an active
-// body, plus what one step can add to any body without an explosion: gravity (|g| h), the
-// push-out of overlaps (maxPushoutSpeed) and the drag's force limit on the dragged body.
-// Collisions pass speed on (a light body struck by a heavy one leaves at up to twice its speed),
-// so a body faster than kSpeedScaleFactor times this scale after the solve is an energy blow-up
-// of the solve, not of the scene (a 1 kg box squeezed out at 1.9 km/s from under a 1e9 kg one).
-// Joint drives and stabilization can move a body by its joint error within one step, so bodies
-// in a joint are held only to kMaxSpeed.
+// The scene's speed scale at the start of a step of length h and the limits it sets: the guard
+// shared with the step pipeline (engine/solver/speed_guard_hd.h says why).
 World::SpeedGuard World::speedGuard(Real h) const {
     const Scratch& s = *scratch_;
     Real fastest = 0;
     for (int b = 0; b < model_.bodyCount(); ++b)
         if (s.active[b] && !model_.isStatic(b))
-            fastest = std::fmax(fastest, length(state_.linVel[b]) + length(state_.angVel[b]) * bodyReach(b));
+            fastest = std::fmax(fastest, bodyPointSpeed(state_.linVel[b], state_.angVel[b], bodyReach(b)));
     fastest = std::fmax(fastest, fastestFemNode(state_.femVel));
-    Real scale = std::fmax(fastest, kSpeedScaleFloor) + length(settings.gravity) * h + settings.solver.maxPushoutSpeed;
+    Real scale = speedScaleOf(fastest, length(settings.gravity), h, settings.solver.maxPushoutSpeed);
     if (drag_.body >= 0) scale += dragSettings.maxForce * h * model_.invMass[drag_.body];
     if (drag_.femTri >= 0) {
         const Real mEff = femDragEffectiveMass(model_, drag_);
@@ -525,7 +512,7 @@ World::SpeedGuard World::speedGuard(Real h) const {
     }
     SpeedGuard g;
     g.scale = scale;
-    g.sceneLimit = std::fmin(kMaxSpeed, kSpeedScaleFactor * scale);
+    g.sceneLimit = sceneSpeedLimit(scale);
     g.maxSpeed = kMaxSpeed;
     return g;
 }

@@ -6,6 +6,7 @@
 //                      block order: the order depends on the count only, so the result is the
 //                      same bits run after run (no float atomics); not the host's bits
 //   scan, sorts        cub (DeviceScan, DeviceRadixSort; the radix sort is stable)
+//   setGate            every kernel reads the stretch's gate beside its own; copy becomes a kernel
 //   SparseCholesky, DenseCholesky   cuSOLVER (cuda_factor.cuh)
 //   record             captures the step once per signature into a CUDA graph and replays it;
 //                      cub's scratch must not move inside a capture: a capture that needed more
@@ -31,17 +32,26 @@ constexpr int kForEachBlock = 128;
 constexpr int kReduceBlocks = 128;
 constexpr int kReduceThreads = 256;
 
+// gate: the verb's own; region: the executor's setGate (null: none).
 template <class F>
-__global__ void forEachKernel(int n, const int* count, const int* gate, F f) {
+__global__ void forEachKernel(int n, const int* count, const int* gate, const int* region, F f) {
     const int i = int(blockIdx.x * blockDim.x + threadIdx.x);
-    if (i >= n || (gate && !*gate) || (count && i >= *count)) return;
+    if (i >= n || (gate && !*gate) || (region && !*region) || (count && i >= *count)) return;
     f(i);
 }
 
 template <class F>
-__global__ void serialKernel(const int* gate, F f) {
-    if (!gate || *gate) f();
+__global__ void serialKernel(const int* gate, const int* region, F f) {
+    if ((!gate || *gate) && (!region || *region)) f();
 }
+
+// copy() inside a gated stretch: one element per thread (forEachKernel applies the gate).
+template <class T>
+struct CopyItems {
+    T* to;
+    const T* from;
+    __device__ void operator()(int i) const { to[i] = from[i]; }
+};
 
 struct SumCombine {
     template <class T>
@@ -63,9 +73,10 @@ __device__ T blockCombine(T v, T* shared, Combine op) {
 }
 
 template <class T, class Combine, class Term>
-__global__ void reducePartialKernel(const int* count, const int* gate, Term term, Combine op, T* partial) {
+__global__ void reducePartialKernel(const int* count, const int* gate, const int* region, Term term, Combine op,
+                                    T* partial) {
     __shared__ T shared[kReduceThreads];
-    if (gate && !*gate) return;
+    if ((gate && !*gate) || (region && !*region)) return;
     const int n = *count;
     T acc{};
     for (int i = int(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += int(gridDim.x * blockDim.x))
@@ -75,9 +86,9 @@ __global__ void reducePartialKernel(const int* count, const int* gate, Term term
 }
 
 template <class T, class Combine>
-__global__ void reduceFinalKernel(const int* gate, const T* partial, Combine op, T* out) {
+__global__ void reduceFinalKernel(const int* gate, const int* region, const T* partial, Combine op, T* out) {
     __shared__ T shared[kReduceThreads];
-    if (gate && !*gate) return;
+    if ((gate && !*gate) || (region && !*region)) return;
     const T total = blockCombine(int(threadIdx.x) < kReduceBlocks ? partial[threadIdx.x] : T{}, shared, op);
     if (threadIdx.x == 0) *out = total;
 }
@@ -106,12 +117,12 @@ public:
     template <class F>
     void forEach(int n, const int* count, const int* gate, const F& f) {
         if (n <= 0) return;
-        forEachKernel<<<(n + kForEachBlock - 1) / kForEachBlock, kForEachBlock, 0, stream_>>>(n, count, gate, f);
+        forEachKernel<<<(n + kForEachBlock - 1) / kForEachBlock, kForEachBlock, 0, stream_>>>(n, count, gate, region_, f);
         CS_CUDA(cudaGetLastError());
     }
     template <class F>
     void serial(const int* gate, const F& f) {
-        serialKernel<<<1, 1, 0, stream_>>>(gate, f);
+        serialKernel<<<1, 1, 0, stream_>>>(gate, region_, f);
         CS_CUDA(cudaGetLastError());
     }
     template <class T, class Term>
@@ -145,7 +156,8 @@ public:
     }
     template <class T>
     void copy(T* to, const T* from, size_t n) {
-        if (n) CS_CUDA(cudaMemcpyAsync(to, from, n * sizeof(T), cudaMemcpyDeviceToDevice, stream_));
+        if (region_) forEach(int(n), nullptr, nullptr, CopyItems<T>{to, from});   // gated: a kernel
+        else if (n) CS_CUDA(cudaMemcpyAsync(to, from, n * sizeof(T), cudaMemcpyDeviceToDevice, stream_));
     }
     template <class T>
     void upload(T* to, const T* host, size_t n) {
@@ -206,6 +218,7 @@ public:
         CS_CUDA(cudaGraphLaunch(graph_, stream_));
     }
     bool stopped(const int*) const { return false; }
+    void setGate(const int* flag) { region_ = flag; }
 
 private:
     template <class T, class Term, class Combine>
@@ -213,9 +226,9 @@ private:
         static_assert(kReduceBlocks <= kReduceThreads, "the final pass reads one partial per thread");
         static_assert(sizeof(T) <= 4 * sizeof(double), "partial_ holds kReduceBlocks of T");
         T* partial = reinterpret_cast<T*>(partial_.data());
-        reducePartialKernel<T><<<kReduceBlocks, kReduceThreads, 0, stream_>>>(count, gate, term, op, partial);
+        reducePartialKernel<T><<<kReduceBlocks, kReduceThreads, 0, stream_>>>(count, gate, region_, term, op, partial);
         CS_CUDA(cudaGetLastError());
-        reduceFinalKernel<T><<<1, kReduceThreads, 0, stream_>>>(gate, (const T*)partial, op, out);
+        reduceFinalKernel<T><<<1, kReduceThreads, 0, stream_>>>(gate, region_, (const T*)partial, op, out);
         CS_CUDA(cudaGetLastError());
     }
     void* scratch(size_t bytes) {
@@ -233,6 +246,7 @@ private:
     cudaGraphExec_t graph_ = nullptr;
     std::vector<double> signature_;
     bool capturing_ = false, spoiled_ = false;
+    const int* region_ = nullptr;   // setGate
 };
 
 }  // namespace cs::gpu

@@ -3,10 +3,11 @@
 // test_fem_exec_parity.cpp, test_femfem_exec_parity.cpp, test_joints_exec_parity.cpp,
 // test_ccp_pipeline.cpp and test_newton_safeguard.cpp.
 //
-// Loading: a library scene as its file gives it, or "comparable": with the CPU backend's
-// shortcuts that the pipeline does not take set off (row culling, narrow-phase reuse), so both
-// sides solve the same rows. Buffers: smallBuffers() starts the pipeline at 2 pairs, 2 contacts
-// and 1 contact per pair, so every scene with contacts grows its buffers and re-runs steps.
+// Loading: a library scene as its file gives it, "comparable": as World::step runs it by default
+// (row culling and narrow-phase reuse on; culling off where the scene has FEM bodies, whose
+// contacts the pipeline does not cull), or "every row": culling off on both sides. Buffers:
+// smallBuffers() starts the pipeline at 2 pairs, 2 contacts and 1 contact per pair, so every scene
+// with contacts grows its buffers and re-runs steps.
 // Differences: the largest difference over bodies or nodes of one quantity between two worlds
 // stepped from the same start (0 when they agree bit for bit); each test takes the maximum over
 // its steps and states its own tolerance.
@@ -32,10 +33,11 @@ struct LibraryScene {
     SceneInfo info;
 };
 
-// Row culling (which leaves out FEM contacts too) is CPU-only, so a World compared with the
-// pipeline turns it off; and the condensed FEM solve (engine/exec/condensed_solve.h), which both
-// run now, is turned off on both sides by the tests that compare the iterative solve (called on the
-// CPU's world and on the pipeline's); test_condensed_pipeline.cpp compares the condensed one.
+// Row culling of FEM contacts is CPU-only (the pipeline culls in scenes without FEM bodies only:
+// pipelineCulls), so a World with FEM bodies compared with the pipeline turns it off; and the
+// condensed FEM solve (engine/exec/condensed_solve.h), which both run now, is turned off on both
+// sides by the tests that compare the iterative solve (called on the CPU's world and on the
+// pipeline's); test_condensed_pipeline.cpp compares the condensed one.
 inline void solveAsPipeline(World& cpu) {
     cpu.settings.solver.condenseCompliantRows = false;
     cpu.settings.solver.cullRows = false;
@@ -51,12 +53,19 @@ inline LibraryScene loadLibraryScene(const std::string& name) {
     return s;
 }
 
-// The same with the CPU-only shortcuts off: the pipeline solves every row (no culling) and
-// searches every pair in full (no narrow-phase reuse).
+// The same as World::step runs it by default, but for row culling in scenes with FEM bodies
+// (off: the pipeline keeps every FEM contact). Narrow-phase reuse stays on: the pipeline searches
+// every pair in full, and the reuse's contacts are the full search's, bit for bit (feature_cache.h).
 inline LibraryScene loadComparableScene(const std::string& name) {
     LibraryScene s = loadLibraryScene(name);
+    if (!s.model.femBodies.empty()) s.settings.solver.cullRows = false;
+    return s;
+}
+
+// Row culling off: every contact gets rows on both sides (the solve culling replaces).
+inline LibraryScene loadEveryRowScene(const std::string& name) {
+    LibraryScene s = loadLibraryScene(name);
     s.settings.solver.cullRows = false;
-    s.settings.narrowReuse = false;
     return s;
 }
 
@@ -67,6 +76,11 @@ inline World libraryWorld(const std::string& name) {
 
 inline World comparableWorld(const std::string& name) {
     LibraryScene s = loadComparableScene(name);
+    return World(std::move(s.model), s.settings);
+}
+
+inline World everyRowWorld(const std::string& name) {
+    LibraryScene s = loadEveryRowScene(name);
     return World(std::move(s.model), s.settings);
 }
 

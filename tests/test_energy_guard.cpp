@@ -107,7 +107,6 @@ TEST_CASE("energy guard: heavy_stack under CCP/APGD and Newton/Jacobi either sta
 TEST_CASE("energy guard: the device pipeline (host executor) guards heavy_stack under Newton/Jacobi as World::step does") {
     test::LoadedScene l = test::loadLibraryScene("heavy_stack");
     l.settings.solver.linearSolver = LinearSolverType::Jacobi;
-    l.settings.solver.cullRows = false;   // the pipeline solves every row
     World cpu(l.model, l.settings), host(l.model, l.settings);
     PipelineWorld<HostExecutor> pipeline(host);
     const Run a = runWorld(cpu, 2.0);

@@ -7,9 +7,12 @@
 // the CPU's run order, so for Jacobi, PCG and PCR the two agree bit for bit: the contact counts
 // of every step and every position after 60 steps are required to be equal (difference 0).
 // Gauss-Seidel colours its rows differently (parallel rounds instead of the CPU's serial greedy
-// colouring): a different sweep order, checked against a bound instead. Row culling (on by
-// default, CPU only: the pipeline solves every row) is set off in both worlds. The capacities start at
-// 2 pairs, 2 contacts and 1 contact per pair, so every scene grows its buffers and re-runs steps.
+// colouring): a different sweep order, checked against a bound instead. Both worlds run as
+// World::step does by default: row culling (engine/contact/row_culling.h, on both sides) and
+// narrow-phase reuse (CPU; the pipeline's full search lists the same contacts); culling off in
+// scenes with FEM bodies (the pipeline keeps every FEM contact), and in one sweep with every row.
+// The capacities start at 2 pairs, 2 contacts and 1 contact per pair, so every scene grows its
+// buffers and re-runs steps.
 // The library sweep is split by cost: the rigid scenes take about 1 s in all (make test); the
 // scenes with FEM bodies, whose nodes are compared too, take minutes (make validate).
 #include <doctest/doctest.h>
@@ -31,11 +34,17 @@ struct Parity : FemDifferences {   // worstBody: m, largest |x_cpu - x_pipeline|
     int firstMismatch = -1;
     long long growth = 0;
     int maxContacts = 0;       // the CPU's most contacts in a step (none: nothing to grow)
+    long long culled = 0;      // contacts the pipeline left out, summed over steps (row culling)
+    int resolves = 0;          // steps the pipeline solved again with every row
+    int cullStatsDiffer = 0;   // steps whose culled count or re-solves differ from the CPU's
 };
 
 // Steps both worlds `steps` times; contact counts compared over the first countSteps.
-Parity compare(World& cpu, World& host, int steps, int countSteps) {
+// everyIteration: the host executor runs every loop iteration and every conditional stretch with
+// its gates closed instead of skipping them, as the CUDA executor does (HostExecutor).
+Parity compare(World& cpu, World& host, int steps, int countSteps, bool everyIteration = false) {
     PipelineWorld<HostExecutor> pipeline(host, smallBuffers());
+    pipeline.executor().recordEveryIteration = everyIteration;
     const std::vector<Vec3> start = cpu.state().femPos;
     Parity p;
     for (int i = 0; i < steps; ++i) {
@@ -46,6 +55,10 @@ Parity compare(World& cpu, World& host, int steps, int countSteps) {
             if (p.firstMismatch < 0) p.firstMismatch = i;
             ++p.countMismatches;
         }
+        p.culled += pipeline.solveStats().culledContacts;
+        p.resolves += pipeline.solveStats().cullResolves;
+        p.cullStatsDiffer += pipeline.solveStats().culledContacts != cpu.solveStats().culledContacts ||
+                             pipeline.solveStats().cullResolves != cpu.solveStats().cullResolves;
         p.add(cpu, host, start);
     }
     p.growth = pipeline.bufferStats().growthEvents;
@@ -53,14 +66,16 @@ Parity compare(World& cpu, World& host, int steps, int countSteps) {
 }
 
 // Every library scene the pipeline covers, with or without FEM bodies, bit for bit (rigid bodies,
-// and FEM nodes' positions and velocities), with PCG and PCR's given preconditioner.
-void compareEveryScene(Preconditioner preconditioner, bool withFem) {
+// and FEM nodes' positions and velocities), with PCG and PCR's given preconditioner; everyRow:
+// row culling off on both sides.
+void compareEveryScene(Preconditioner preconditioner, bool withFem, bool everyRow = false) {
     constexpr int kSteps = 60, kCountSteps = 20;
     int compared = 0;
+    long long culled = 0;
     for (const std::string& name : listScenes()) {
         CAPTURE(name);
-        World cpu = comparableWorld(name);
-        World host = comparableWorld(name);
+        World cpu = everyRow ? everyRowWorld(name) : comparableWorld(name);
+        World host = everyRow ? everyRowWorld(name) : comparableWorld(name);
         if ((cpu.model().femNodeCount() > 0) != withFem) continue;
         cpu.settings.solver.preconditioner = host.settings.solver.preconditioner = preconditioner;
         std::string why;
@@ -74,8 +89,12 @@ void compareEveryScene(Preconditioner preconditioner, bool withFem) {
         MESSAGE(name << " (" << seconds << " s): largest position difference " << p.worstBody << " m, FEM node "
                      << p.worstNode << " m and " << p.worstVelocity << " m/s over " << kSteps
                      << " steps; contact-count mismatches in the first " << kCountSteps << " steps: "
-                     << p.countMismatches << "; buffer growth re-runs: " << p.growth);
+                     << p.countMismatches << "; buffer growth re-runs: " << p.growth << "; contacts culled "
+                     << p.culled << ", re-solves " << p.resolves);
         CHECK(p.countMismatches == 0);
+        CHECK(p.cullStatsDiffer == 0);
+        if (everyRow) CHECK(p.culled == 0);
+        culled += p.culled;
         CHECK(p.worstBody == 0);
         CHECK(p.worstNode == 0);
         CHECK(p.worstVelocity == 0);
@@ -84,6 +103,7 @@ void compareEveryScene(Preconditioner preconditioner, bool withFem) {
         ++compared;
     }
     CHECK(compared >= (withFem ? 8 : 15));
+    if (!withFem && !everyRow) CHECK(culled > 0);   // culling left contacts out somewhere: it was compared
 }
 
 }  // namespace
@@ -94,6 +114,60 @@ TEST_CASE("exec parity: the device pipeline on the host executor equals the CPU 
 
 TEST_CASE("exec parity: the same with the block preconditioner (block_preconditioner_hd.h)") {
     compareEveryScene(Preconditioner::Block, false);
+}
+
+// With every row, the solve that culling replaces on most steps is compared on every step.
+TEST_CASE("exec parity: every rigid library scene with row culling off") {
+    compareEveryScene(Preconditioner::Diagonal, false, true);
+}
+
+// Row culling's second solve (recordStep: a left-out contact closed, or the reduced solve did not
+// converge) and the device's control flow: the host executor running every gated iteration and
+// stretch as the CUDA executor records them, bit for bit. The three boxes of test_row_culling.cpp
+// (two at rest 1 mm apart, a third striking the first at 5 m/s: the check fails and the step is
+// solved again), the peer pyramid (1 mm side gaps: contacts left out every step) and the card house.
+TEST_CASE("exec parity: row culling's second solve, and every gated stretch recorded as on the device") {
+    auto box = [](Real x, Vec3 v) {
+        BodyDesc b;
+        b.shapes.push_back(ShapeDesc{ShapeType::Polytope, makeBox({0.5, 0.5, 0.5}), 0});
+        b.pose.pos = {x, 0, 0.5};
+        b.linVel = v;
+        return b;
+    };
+    Model strike;
+    std::string err;
+    BodyDesc ground;
+    ground.isStatic = true;
+    ground.shapes.push_back(ShapeDesc{ShapeType::Polytope, makeBox({20, 20, 0.5}), 0});
+    ground.pose.pos = {0, 0, -0.5};
+    REQUIRE(addBody(strike, ground, &err) >= 0);
+    for (const BodyDesc& b : {box(0, {0, 0, 0}), box(1.001, {0, 0, 0}), box(-1.005, {5, 0, 0})})
+        REQUIRE(addBody(strike, b, &err) >= 0);
+    for (bool everyIteration : {false, true}) {
+        CAPTURE(everyIteration);
+        {
+            World cpu(strike, WorldSettings{}), host(strike, WorldSettings{});
+            const Parity p = compare(cpu, host, 10, 10, everyIteration);
+            MESSAGE("strike: largest position difference " << p.worstBody << " m; culled " << p.culled
+                                                         << ", re-solves " << p.resolves);
+            CHECK(p.resolves > 0);
+            CHECK(p.worstBody == 0);
+            CHECK(p.countMismatches == 0);
+            CHECK(p.cullStatsDiffer == 0);
+        }
+        for (const std::string scene : {std::string(CS_SOURCE_DIR) + "/bench/scenes/peer_pyramid_55.json",
+                                        std::string("card_house")}) {
+            CAPTURE(scene);
+            World cpu = comparableWorld(scene), host = comparableWorld(scene);
+            const Parity p = compare(cpu, host, 40, 40, everyIteration);
+            MESSAGE(scene << ": largest position difference " << p.worstBody << " m; culled " << p.culled
+                          << ", re-solves " << p.resolves);
+            if (scene.find("peer_pyramid") != std::string::npos) CHECK(p.culled > 0);
+            CHECK(p.worstBody == 0);
+            CHECK(p.countMismatches == 0);
+            CHECK(p.cullStatsDiffer == 0);
+        }
+    }
 }
 
 TEST_CASE("exec parity: every library scene with FEM bodies, nodes too" * doctest::test_suite("validate")) {
@@ -157,8 +231,6 @@ TEST_CASE("exec parity: speculative contacts, bit for bit, and the falling cube 
         WorldSettings s;
         s.dt = Real(0.03);
         s.speculative = spec;
-        s.solver.cullRows = false;
-        s.narrowReuse = false;
         World cpu(m, s), host(m, s);
         requirePipelineSupports(host);
         const Parity p = compare(cpu, host, 2, 2);

@@ -51,6 +51,7 @@
 #include <vector>
 
 #include "engine/collision/potential_contact.h"
+#include "engine/contact/row_culling_hd.h"
 #include "engine/model.h"
 #include "engine/solver/newton.h"
 #include "engine/state.h"
@@ -60,10 +61,6 @@ namespace cs {
 struct WorldSettings;
 struct SolverSettings;
 struct SolveStats;
-
-// m: slack on top of h S before a contact is left out. It only sets how often the check fails
-// (a failure costs a second solve), never whether a left-out contact may end up active.
-constexpr Real kCullMargin = Real(1e-4);
 
 struct RowCull {
     std::vector<int> culled;   // indices into the potential contacts, ascending

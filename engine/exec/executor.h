@@ -24,6 +24,15 @@
 //                              remaining iterations are all gated off can end early (host); the
 //                              device answers false and records every iteration (gated kernels
 //                              return at once).
+//   setGate(flag)              a gate on a whole stretch of stages (null: none): until the next
+//                              setGate, forEach, serial, sum, max and copy do nothing where
+//                              *flag == 0 (read where the work runs, as every gate). Scans and
+//                              sorts run regardless: pure functions of buffers that the gated
+//                              work left as they were, they write what they wrote before. So a
+//                              stage text written without gates can be recorded as the
+//                              conditional part of a step (row culling's second solve,
+//                              pipeline_step.h), and `if (!ex.stopped(flag))` around it lets the
+//                              host skip it.
 //   Exec::SparseCholesky       a sparse SPD factorization, A = L L^T in A's own numbering:
 //                              analyse(ex, n, colStart, rowIndex, why) once per pattern (the lower
 //                              triangle compressed by columns, host arrays, sparse_pattern.h;

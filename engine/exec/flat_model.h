@@ -17,6 +17,7 @@
 
 #include "engine/collision/shape_pair_hd.h"
 #include "engine/model.h"
+#include "engine/solver/islands.h"
 
 namespace cs {
 
@@ -39,6 +40,8 @@ struct FlatModelView {
     const Mat3* invInertiaLocal = nullptr;    // (bodies)
     const Real* friction = nullptr;           // (bodies) material mu
     const Real* spawnTime = nullptr;          // (bodies)
+    const Real* reach = nullptr;              // (bodies) islands.h bodyReach: the speed guard's lever
+    const int* jointed = nullptr;             // (bodies) 1: in a joint (the speed guard's kMaxSpeed)
     // shapes
     const int* shapeType = nullptr;           // (shapes) ShapeType
     const int* shapeBody = nullptr;           // (shapes)
@@ -72,7 +75,8 @@ struct ShapeWorldView {
 
 // Host storage behind a FlatModelView; view() points into it.
 struct FlatModel {
-    std::vector<Real> invMass, friction, spawnTime, shapeRadius;
+    std::vector<Real> invMass, friction, spawnTime, shapeRadius, reach;
+    std::vector<int> jointed;
     std::vector<Mat3> invInertiaLocal;
     std::vector<int> shapeType, shapeBody, shapePolytope, shapeFirstVertex, shapeFirstEdge, shapeFirstFace;
     std::vector<Transform> shapeLocal;
@@ -90,6 +94,7 @@ struct FlatModel {
         v.jointCount = (int)jointBodies.size() / 2;
         v.invMass = invMass.data(); v.invInertiaLocal = invInertiaLocal.data();
         v.friction = friction.data(); v.spawnTime = spawnTime.data();
+        v.reach = reach.data(); v.jointed = jointed.data();
         v.shapeType = shapeType.data(); v.shapeBody = shapeBody.data(); v.shapeLocal = shapeLocal.data();
         v.shapeRadius = shapeRadius.data(); v.shapePolytope = shapePolytope.data();
         v.shapeFirstVertex = shapeFirstVertex.data(); v.shapeFirstEdge = shapeFirstEdge.data();
@@ -113,6 +118,11 @@ inline FlatModel flattenModel(const Model& m) {
     f.invInertiaLocal = m.invInertiaLocal;
     f.spawnTime = m.bodySpawnTime;
     for (int b = 0; b < m.bodyCount(); ++b) f.friction.push_back(m.materials[m.bodyMaterial[b]].friction);
+    for (int b = 0; b < m.bodyCount(); ++b) f.reach.push_back(bodyReach(m, b));
+    f.jointed.assign(m.bodyCount(), 0);   // World::substep's jointed: the bodies of m.joints
+    for (const Joint& j : m.joints)
+        for (int b : {j.bodyA, j.bodyB})
+            if (b >= 0 && b < m.bodyCount()) f.jointed[b] = 1;
     for (const ConvexPolytope& p : m.polytopes) {
         FlatPolytope q;
         q.firstVertex = (int)f.vertices.size();

@@ -10,7 +10,10 @@
 //    silently as a zero (what compute-sanitizer's initcheck finds on the device).
 // forEach runs its loop with OpenMP above kHostParallel elements; every functor of the pipeline
 // writes only its own element (or sets flags and maxima with the atomics of executor.h), so the
-// results do not depend on the thread count.
+// results do not depend on the thread count. recordEveryIteration makes stopped() answer false, as
+// the device does: every loop iteration and every conditional stretch (setGate) is then run with
+// its gates closed instead of skipped, so the tests check on the host that the device's control
+// flow gives the same bits (tests/test_exec_parity.cpp).
 #pragma once
 
 #include <algorithm>
@@ -51,20 +54,22 @@ public:
     using SparseCholesky = HostSparseCholesky;   // CHOLMOD (host_factor.h)
     using DenseCholesky = HostDenseCholesky;     // Eigen LLT
 
+    bool recordEveryIteration = false;   // stopped() answers false, as on the device
+
     template <class F>
     void forEach(int n, const int* count, const int* gate, const F& f) {
-        if (gate && !*gate) return;
+        if ((gate && !*gate) || gatedOff()) return;
         const int m = count ? std::min(n, *count) : n;
 #pragma omp parallel for if (m > kHostParallel)
         for (int i = 0; i < m; ++i) f(i);
     }
     template <class F>
     void serial(const int* gate, const F& f) {
-        if (!gate || *gate) f();
+        if ((!gate || *gate) && !gatedOff()) f();
     }
     template <class T, class Term>
     void sum(const int* count, const int* gate, SumOrder order, T* out, const Term& term) {
-        if (gate && !*gate) return;
+        if ((gate && !*gate) || gatedOff()) return;
         const int n = *count;
         T total{};
         for (int k = 0; k < order.blocks; ++k) {
@@ -83,7 +88,7 @@ public:
     }
     template <class Term>
     void max(const int* count, const int* gate, Real* out, const Term& term) {
-        if (gate && !*gate) return;
+        if ((gate && !*gate) || gatedOff()) return;
         Real m = 0;
         for (int i = 0, n = *count; i < n; ++i) m = std::fmax(m, term(i));
         *out = m;
@@ -111,7 +116,9 @@ public:
         std::sort(out, out + n);
     }
     template <class T>
-    void copy(T* to, const T* from, size_t n) { std::copy(from, from + n, to); }
+    void copy(T* to, const T* from, size_t n) {
+        if (!gatedOff()) std::copy(from, from + n, to);
+    }
     template <class T>
     void upload(T* to, const T* host, size_t n) { std::copy(host, host + n, to); }
     template <class T>
@@ -126,9 +133,13 @@ public:
 
     template <class Signature, class Fn>
     void record(const Signature&, const Fn& fn) { fn(); }
-    bool stopped(const int* flag) const { return *flag == 0; }
+    bool stopped(const int* flag) const { return !recordEveryIteration && *flag == 0; }
+    void setGate(const int* flag) { gate_ = flag; }
 
 private:
+    bool gatedOff() const { return gate_ && !*gate_; }
+
+    const int* gate_ = nullptr;
     std::vector<int> order_;
     std::vector<std::chrono::steady_clock::time_point> stamps_;
 };

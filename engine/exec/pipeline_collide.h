@@ -11,14 +11,26 @@
 //               pair as the CPU's pairSettings), a scan of the counts
 //               compacts them in pair order, i.e. in ContactKey order as on the CPU
 //   rows        the standard model's duplicate merge (a keep flag per contact, a scan) and three
-//               rows per kept contact, warm impulses found in last substep's sorted cache
+//               rows per kept contact, warm impulses found in last substep's sorted cache; with
+//               row culling (engine/contact/row_culling.h), the contacts that cannot close within
+//               the step get no rows (their flag in `culled`, for recordCullCheck after the solve)
 // Counts past a buffer set counters.overflow and the size needed; a count that overflowed is
 // set to 0 so that no later stage reads past what was written (the step is run again anyway).
 #pragma once
 
+#include "engine/contact/row_culling_hd.h"
 #include "engine/exec/pipeline_data.h"
+#include "engine/solver/speed_guard_hd.h"
 
 namespace cs {
+
+// Row culling runs on this pipeline (World::substep's condition but State::lastSolveConverged,
+// which the step reads from its counters): the setting and the standard model, and no FEM bodies
+// (the pipeline keeps every FEM contact; World::substep culls them too, fem_contact.h).
+template <class Exec>
+bool pipelineCulls(const PipelineData<Exec>& d, const WorldSettings& ws) {
+    return ws.solver.cullRows && ws.solver.contactModel == ContactModelType::Standard && d.fem.nodes == 0;
+}
 
 // The narrow phase's settings for one substep (with the speculative scale, step and |g| that
 // partMotionReach and widenedPairSettings read, feature_pairs.h).
@@ -39,14 +51,29 @@ void recordPrepare(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws, Rea
     Vec3* goodPos = d.goodPos.data();
     Quat* goodRot = d.goodRot.data();
     const Vec3 gravity = ws.gravity;
+    const int culls = pipelineCulls(d, ws) ? 1 : 0;
     ex.serial(nullptr, [=] CS_LAMBDA() {
         c->bad = 0;
         c->pairCount = c->contactCount = c->keptContacts = c->rowCount = 0;
+        c->cullOn = culls && c->lastConverged;   // culling follows a converged solve (row_culling.h)
+        c->cullFailed = c->cullRetry = c->culledContacts = c->cullResolves = 0;
     });
     ex.forEach(d.bodies, nullptr, nullptr, [=] CS_LAMBDA(int b) {
         prepareBody(m, rot, linVel, angVel, gravity, h, c->time, b, active, invMass, invInertia, unconstrained);
         goodPos[b] = pos[b];
         goodRot[b] = rot[b];
+    });
+    // The speed guard's scale at the substep's start (World::speedGuard): the fastest point of an
+    // active dynamic body and the fastest FEM node.
+    const Vec3* nodeVel = d.fem.vel.data();
+    const Real g = length(gravity), maxPushoutSpeed = ws.solver.maxPushoutSpeed;
+    ex.max(&c->bodies, nullptr, &c->fastest, [=] CS_LAMBDA(int b) {
+        return active[b] && m.invMass[b] != Real(0) ? bodyPointSpeed(linVel[b], angVel[b], m.reach[b]) : Real(0);
+    });
+    ex.max(&c->femNodes, nullptr, &c->fastestNode, [=] CS_LAMBDA(int n) { return length(nodeVel[n]); });
+    ex.serial(nullptr, [=] CS_LAMBDA() {
+        const Real scale = speedScaleOf(fmax(c->fastest, c->fastestNode), g, h, maxPushoutSpeed) + c->dragSpeed;
+        c->speedLimit = sceneSpeedLimit(scale);
     });
 }
 
@@ -184,9 +211,33 @@ void recordContactRows(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws,
                         d.bias.data(), d.softness.data(), d.mu.data(), d.normalRow.data(), d.maxImpulse.data(),
                         d.lambda.data(), d.owner.data()};
 
+    // Row culling (World::substep's buildStandardRows with a RowCull): v_push from the deepest
+    // overlap, then the predictor per merged contact, at the step's start state.
+    int* culled = d.culled.data();
+    const Vec3 *linVel = d.linVel.data(), *angVel = d.angVel.data();
+    const Vec3 gravity = ws.gravity;
+    const bool culls = pipelineCulls(d, ws);
+    if (culls) {
+        const Real maxPushoutSpeed = ws.solver.maxPushoutSpeed;
+        ex.max(&c->contactCount, &c->cullOn, &c->cullPushout, [=] CS_LAMBDA(int i) { return -contacts[i].gap; });
+        ex.serial(&c->cullOn, [=] CS_LAMBDA() {
+            c->cullPushout = cullPushoutSpeedOf(c->cullPushout, stabilization, maxPushoutSpeed, h);
+        });
+    }
     ex.forEach(capacity, nullptr, nullptr, [=] CS_LAMBDA(int i) {
-        keep[i] = i < c->contactCount && !duplicateOfEarlierContact(contacts, i, pairFirst[i]) ? 1 : 0;
+        const bool merged = i < c->contactCount && !duplicateOfEarlierContact(contacts, i, pairFirst[i]);
+        bool out = false;
+        if (merged && c->cullOn) {
+            const PotentialContact& k = contacts[i];
+            out = cullContactCannotClose(k, k.bodyA >= 0 && m.invMass[k.bodyA] != Real(0),
+                                         k.bodyB >= 0 && m.invMass[k.bodyB] != Real(0), pos, linVel, angVel, gravity,
+                                         c->cullPushout, h);
+        }
+        keep[i] = merged && !out ? 1 : 0;
+        culled[i] = out ? 1 : 0;
     });
+    if (culls)
+        ex.sum(&c->contactCount, &c->cullOn, kSerialSum, &c->culledContacts, [=] CS_LAMBDA(int i) { return culled[i]; });
     ex.exclusiveScan(keep, keepOffset, capacity);
     const int first = d.joints.leadingRows();   // after the joints' and the drag's rows
     ex.serial(nullptr, [=] CS_LAMBDA() {

@@ -31,8 +31,21 @@ struct StepCounters {
     int bodies, shapes;        // the model's counts (bounds of per-body and per-shape loops)
     int pairCount;             // broad phase pairs
     int contactCount;          // potential contacts
-    int keptContacts;          // after the standard model's duplicate merge
+    int keptContacts;          // after the standard model's duplicate merge, less those culled: the contacts with rows
     int rowCount;              // 3 * keptContacts
+    // Row culling (engine/contact/row_culling.h; recordContactRows, recordCullCheck)
+    int lastConverged;         // State::lastSolveConverged: the last substep's Newton reached its tolerance
+    int cullOn;                // this solve leaves out the contacts that cannot close
+    int cullAny;               // some contact was left out
+    int cullFailed;            // a left-out contact would have closed
+    int cullRetry;             // the reduced solve does not stand: solved again with every row
+    int culledContacts;        // contacts left out of the solve that stood
+    int cullResolves;          // solves repeated with every row, this substep
+    Real cullPushout;          // v_push of the substep (m/s)
+    // The speed guard (engine/solver/speed_guard_hd.h; recordPrepare, recordIntegrate, recordFemGuard)
+    Real fastest, fastestNode; // m/s, the fastest body point and FEM node at the substep's start
+    Real dragSpeed;            // m/s, what the drag's force limit adds to the scale in one substep
+    Real speedLimit;           // m/s, the limit of bodies in no joint and of FEM nodes
     int warmCount;             // entries of the warm-start cache (sorted by key)
     int femWarm;               // 1: fem.warm holds last substep's FEM row impulses
     int jointWarm;             // 1: joints.warm holds last substep's joint and coupling impulses
@@ -111,7 +124,8 @@ struct PipelineData {
     // ---- model ----
     FlatModel host;
     FlatModelView model;
-    Buffer<Real> invMass, friction, spawnTime, shapeRadius;
+    Buffer<Real> invMass, friction, spawnTime, shapeRadius, reach;
+    Buffer<int> jointed;
     Buffer<Mat3> invInertiaLocal;
     Buffer<int> shapeType, shapeBody, shapePolytope, shapeFirstVertex, shapeFirstEdge, shapeFirstFace;
     Buffer<int> faceEdges, faceVertices, vertexEdgeStart, vertexEdges, jointBodies;
@@ -152,6 +166,7 @@ struct PipelineData {
     Buffer<uint64_t> pairKeys, pairKeysOut;
     Buffer<PotentialContact> slots, contacts;
     Buffer<int> pairContactCount, pairContactOffset, contactPairFirst, keep, keepOffset;
+    Buffer<int> culled;                        // (contacts) 1: left out by row culling (row_culling.h)
     Buffer<Real> penetration;
     Buffer<WarmImpulse> warm, warmNext, warmAtStart;
     int pairCapacity = 0, contactCapacity = 0, rowCapacity = 0, pairSlots = 0;
@@ -201,7 +216,7 @@ void reserveContacts(PipelineData<Exec>& d, int pairs, int slots, int contacts) 
     d.pairKeys.reserve(pairs); d.pairKeysOut.reserve(pairs);
     d.pairContactCount.reserve(pairs); d.pairContactOffset.reserve(pairs);
     d.slots.reserve(size_t(pairs) * slots);
-    for (auto* b : {&d.contactPairFirst, &d.keep, &d.keepOffset}) b->reserve(contacts);
+    for (auto* b : {&d.contactPairFirst, &d.keep, &d.keepOffset, &d.culled}) b->reserve(contacts);
     d.contacts.reserve(contacts);
     d.penetration.reserve(contacts);
     for (auto* b : {&d.warm, &d.warmNext, &d.warmAtStart}) b->reserve(contacts);
@@ -244,6 +259,7 @@ void uploadModel(Exec& ex, PipelineData<Exec>& d, const Model& model, const Pipe
     d.shapes = model.shapeCount();
     uploadVector(ex, d.invMass, f.invMass); uploadVector(ex, d.friction, f.friction);
     uploadVector(ex, d.spawnTime, f.spawnTime); uploadVector(ex, d.shapeRadius, f.shapeRadius);
+    uploadVector(ex, d.reach, f.reach); uploadVector(ex, d.jointed, f.jointed);
     uploadVector(ex, d.invInertiaLocal, f.invInertiaLocal); uploadVector(ex, d.shapeType, f.shapeType);
     uploadVector(ex, d.shapeBody, f.shapeBody); uploadVector(ex, d.shapePolytope, f.shapePolytope);
     uploadVector(ex, d.shapeFirstVertex, f.shapeFirstVertex); uploadVector(ex, d.shapeFirstEdge, f.shapeFirstEdge);
@@ -254,6 +270,7 @@ void uploadModel(Exec& ex, PipelineData<Exec>& d, const Model& model, const Pipe
     uploadVector(ex, d.vertices, f.vertices); uploadVector(ex, d.edges, f.edges); uploadVector(ex, d.faces, f.faces);
     FlatModelView v = f.view();   // the same counts, pointers into the executor's memory
     v.invMass = d.invMass.data(); v.friction = d.friction.data(); v.spawnTime = d.spawnTime.data();
+    v.reach = d.reach.data(); v.jointed = d.jointed.data();
     v.shapeRadius = d.shapeRadius.data(); v.invInertiaLocal = d.invInertiaLocal.data();
     v.shapeType = d.shapeType.data(); v.shapeBody = d.shapeBody.data(); v.shapePolytope = d.shapePolytope.data();
     v.shapeFirstVertex = d.shapeFirstVertex.data(); v.shapeFirstEdge = d.shapeFirstEdge.data();

@@ -109,8 +109,8 @@ void recordFemGuard(Exec& ex, PipelineData<Exec>& d) {
     if (d.fem.nodes == 0) return;
     StepCounters* c = d.counters.data();
     const Spatial* u = d.velocity.data() + d.bodies;
-    ex.forEach(d.fem.nodes, nullptr, nullptr, [=] CS_LAMBDA(int n) {
-        if (velocityExploded(u[n])) atomicSetFlag(&c->bad);
+    ex.forEach(d.fem.nodes, nullptr, nullptr, [=] CS_LAMBDA(int n) {   // World::substep's node guard
+        if (speedBeyond(length(u[n].lin), c->speedLimit)) atomicSetFlag(&c->bad);
     });
 }
 

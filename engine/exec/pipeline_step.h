@@ -10,6 +10,8 @@
 //   solve        non-smooth Newton with Jacobi / Gauss-Seidel / PCG / PCR   pipeline_newton.h
 //                (the CCP model's PJ / PGS / APGD: pipeline_ccp.h, pipeline_ccp_solve.h; its
 //                Newton with the APGD fallback: pipeline_ccp_newton.h)
+//   cull check   row culling's check; if the reduced solve does not stand,   recordCullCheck
+//                the rows and the solve again with every contact (a gated stretch, setGate)
 //   energy       the energy guard (engine/solver/energy_guard.h)            pipeline_energy.h
 //   integrate    the velocity guard (roll back the substep), integration, the warm-start cache
 //   (FEM)        nodes, element and attachment rows, node integration       pipeline_fem.h
@@ -17,7 +19,8 @@
 //                boundary nodes against FEM triangles (FEM-FEM, self)        pipeline_fem_femcontact.h
 //
 // World::step stays beside it as the CPU reference: it also runs what this pipeline does not
-// (PEG, PLUS, compliant, projection, redetection, sleeping), and it is the outside check
+// (PEG, PLUS, compliant, projection, redetection, sleeping, narrow-phase reuse, whose contacts are
+// the full search's bit for bit, and the culling of FEM contacts), and it is the outside check
 // of the parity test (tests/test_exec_parity.cpp). PipelineWorld drives the pipeline on a World:
 // it uploads the world when the host changed it, records one step (all substeps), and makes ONE
 // synchronization, after which the counters and the state are on the host. When a count outgrew
@@ -44,12 +47,13 @@ struct PipelineBufferStats {
     long long growthEvents = 0;                        // steps re-run after a buffer grew
 };
 
-// The guard of World::substep (NaN or |v|_1 beyond the speed limit, or the energy guard before it,
-// pipeline_energy.h: roll back to the substep's start with zero velocities), the integration
+// The guard of World::substep (the speed guard of engine/solver/speed_guard_hd.h, the limits set by
+// recordPrepare, or the energy guard before it, pipeline_energy.h: roll back to the substep's
+// start with zero velocities), the integration
 // ([NSN] eq. 63), and the warm-start cache of the next substep (storeStandardResults: one entry
 // per kept contact, already in key order).
 template <class Exec>
-void recordIntegrate(Exec& ex, PipelineData<Exec>& d, Real h) {
+void recordIntegrate(Exec& ex, PipelineData<Exec>& d, Real h, Real newtonTolerance) {
     const FlatModelView m = d.model;
     StepCounters* c = d.counters.data();
     const uint8_t* active = d.active.data();
@@ -59,7 +63,9 @@ void recordIntegrate(Exec& ex, PipelineData<Exec>& d, Real h) {
     const Vec3* goodPos = d.goodPos.data();
     const Quat* goodRot = d.goodRot.data();
     ex.forEach(d.bodies, nullptr, nullptr, [=] CS_LAMBDA(int b) {
-        if (active[b] && m.invMass[b] != Real(0) && velocityExploded(u[b])) atomicSetFlag(&c->bad);
+        if (!active[b] || m.invMass[b] == Real(0)) return;
+        const Real limit = m.jointed[b] ? kMaxSpeed : c->speedLimit;
+        if (speedBeyond(bodyPointSpeed(u[b].lin, u[b].ang, m.reach[b]), limit)) atomicSetFlag(&c->bad);
     });
     ex.forEach(d.bodies, nullptr, nullptr, [=] CS_LAMBDA(int b) {
         if (c->bad) {
@@ -91,11 +97,36 @@ void recordIntegrate(Exec& ex, PipelineData<Exec>& d, Real h) {
     });
     ex.serial(nullptr, [=] CS_LAMBDA() {
         if (c->bad) c->failedSteps++;
+        else c->lastConverged = c->merit <= newtonTolerance;   // a rolled-back substep keeps the start's
         c->warmCount = c->bad ? 0 : c->keptContacts;
         c->time += h;
     });
     ex.max(&c->keptContacts, nullptr, &c->maxPenetration, [=] CS_LAMBDA(int i) { return penetration[i]; });
     ex.forEach(d.contactCapacity, &c->warmCount, nullptr, [=] CS_LAMBDA(int i) { warm[i] = warmNext[i]; });
+}
+
+// Row culling's check after the solve (engine/contact/row_culling.h, World::substep's
+// culledSolveStands): the reduced solve stands when nothing was left out, or when it converged
+// and every left-out contact has g/h + J u+ >= 0; otherwise cullRetry: the rows are built again
+// with every contact and solved again (recordStep).
+template <class Exec>
+void recordCullCheck(Exec& ex, PipelineData<Exec>& d, const SolverSettings& settings, Real h) {
+    StepCounters* c = d.counters.data();
+    const PotentialContact* contacts = d.contacts.data();
+    const int* culled = d.culled.data();
+    const Vec3* pos = d.pos.data();
+    const Spatial* u = d.velocity.data();
+    const Real tolerance = settings.newtonTolerance;
+    ex.forEach(d.contactCapacity, &c->contactCount, &c->culledContacts, [=] CS_LAMBDA(int i) {
+        if (culled[i] && !cullContactStayedOpen(contacts[i], pos, u, h)) atomicSetFlag(&c->cullFailed);
+    });
+    ex.serial(nullptr, [=] CS_LAMBDA() {
+        c->cullRetry = c->culledContacts > 0 && !(c->merit <= tolerance && !c->cullFailed);
+        if (!c->cullRetry) return;
+        c->cullOn = 0;
+        c->culledContacts = 0;
+        c->cullResolves += 1;
+    });
 }
 
 // The CCP model with a first-order solver (PJ, PGS, APGD) rather than the Newton iteration.
@@ -126,10 +157,20 @@ void recordStep(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws, bool s
         if (ccpFirstOrder(ws.solver)) recordCcpSolve(ex, d, ws.solver, h, sorted);
         else if (ccpNewtonSolve(ws.solver)) recordCcpNewton(ex, d, ws.solver, h, sorted);
         else recordSolve(ex, d, ws.solver, h, sorted);
+        if (pipelineCulls(d, ws)) {   // the reduced solve did not stand: every row, solved again
+            recordCullCheck(ex, d, ws.solver, h);
+            if (!ex.stopped(&d.counters.data()->cullRetry)) {
+                ex.setGate(&d.counters.data()->cullRetry);
+                recordJointRows(ex, d, ws, h);
+                recordContactRows(ex, d, ws, h);
+                recordSolve(ex, d, ws.solver, h, sorted);
+                ex.setGate(nullptr);
+            }
+        }
         ex.stamp(t + 4);
         recordFemGuard(ex, d);
         recordEnergyGuard(ex, d, ws, h);
-        recordIntegrate(ex, d, h);
+        recordIntegrate(ex, d, h, ws.solver.newtonTolerance);
         recordFemIntegrate(ex, d, h);
         recordJointStore(ex, d);
         recordFemContactStore(ex, d);

@@ -30,7 +30,9 @@ public:
 
     const StepProfile& profile() const { return profile_; }
     const SolveStats& solveStats() const { return stats_; }
-    int contactCount() const { return d_.hostCounters.keptContacts; }   // standard contacts of the last substep
+    int contactCount() const {   // standard contacts of the last substep (with those row culling left out)
+        return d_.hostCounters.keptContacts + d_.hostCounters.culledContacts;
+    }
     int femContactCount() const { return d_.hostCounters.femContacts; }   // FEM contacts (node-part and node-triangle), the same
     int femTriContactCount() const { return d_.hostCounters.femTriContacts; }   // of them FEM-FEM and self contacts
     Real maxPenetration() const { return d_.hostCounters.maxPenetration; }   // m, max of -gap over them
@@ -191,6 +193,13 @@ void PipelineWorld<Exec>::step() {
     const Real hSub = world_.settings.dt / (world_.settings.substeps > 0 ? world_.settings.substeps : 1);
     const Real dragAtStart[4] = {dragNow.force.x * hSub, dragNow.force.y * hSub, dragNow.force.z * hSub,
                                  dragNow.effectiveMass};
+    // What the drag's force limit adds to the speed guard's scale in one substep (World::speedGuard).
+    Real dragSpeed = 0;
+    if (dragNow.body >= 0) dragSpeed = world_.dragSettings.maxForce * hSub * world_.model().invMass[dragNow.body];
+    if (dragNow.femTri >= 0) {
+        const Real mEff = femDragEffectiveMass(world_.model(), dragNow);
+        if (mEff > 0) dragSpeed = world_.dragSettings.maxForce * hSub / mEff;
+    }
     ex_.copy(d_.startPos.data(), d_.pos.data(), n);
     ex_.copy(d_.startRot.data(), d_.rot.data(), n);
     ex_.copy(d_.startLinVel.data(), d_.linVel.data(), n);
@@ -211,6 +220,8 @@ void PipelineWorld<Exec>::step() {
         start.femWarm = femWarm_;
         start.femContactWarm = femContactWarm_;
         start.jointWarm = jointWarm;
+        start.lastConverged = state.lastSolveConverged ? 1 : 0;
+        start.dragSpeed = dragSpeed;
         ex_.upload(d_.counters.data(), &start, 1);
         if (jointWarm) ex_.upload(d_.joints.warm.data(), jointWarm_.data(), jointRows);
         // A step whose Newton condenses the FEM rows reads sizes on the host between its stages
@@ -255,6 +266,7 @@ void PipelineWorld<Exec>::step() {
     }
     const StepCounters& c = d_.hostCounters;
     state.time = time_ = lastTime_ = c.time;
+    state.lastSolveConverged = c.lastConverged != 0;
     state.warm.clear();   // the cache lives in the executor's memory (sync() uploads the host's)
     warmCount_ = c.warmCount;
     femWarm_ = c.femWarm;
@@ -276,6 +288,8 @@ void PipelineWorld<Exec>::step() {
     stats_.linearIterations = c.linearIterations;
     stats_.residualFinal = c.merit;
     stats_.restoredBest = ccp ? 0 : c.restoredBest;
+    stats_.culledContacts = c.culledContacts;
+    stats_.cullResolves = c.cullResolves;
     const int newtonHistory = c.rowCount > 0 && !ccp ? std::min(c.newtonIterations + 1, kMaxNewtonHistory) : 0;
     stats_.newtonResidual.assign(c.newtonResidual, c.newtonResidual + newtonHistory);
     stats_.ccpMerit.resize(ccp && c.rowCount > 0 ? ccpControl.iterations + 1 : 0);   // the last substep's

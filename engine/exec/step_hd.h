@@ -1,5 +1,5 @@
 // Per-body and per-row work of the CUDA step that has no CPU counterpart function of its own:
-// the glue of world.cpp's substep (body preparation, the velocity guard), the standard model's
+// the glue of world.cpp's substep (body preparation; its speed guard is engine/solver/speed_guard_hd.h), the standard model's
 // rows written into flat arrays, and the two deterministic building blocks of the device
 // solver (a body-major scatter and a parallel colouring). CS_HD over plain pointers, so the
 // tests run them on the CPU (tests/test_gpu_parity.cpp); the math is the shared CS_HD code of
@@ -14,9 +14,6 @@
 
 namespace cs {
 
-// A velocity above this (m/s or rad/s) is an explosion (world.cpp's kMaxSpeed).
-constexpr Real kGpuMaxSpeed = Real(1e4);
-
 // World::substep's per-body set-up: dynamic bodies get their inverse mass, world inverse
 // inertia and unconstrained velocity u~; static and dormant bodies get zeros.
 CS_HD void prepareBody(const FlatModelView& m, const Quat* rot, const Vec3* linVel, const Vec3* angVel,
@@ -29,12 +26,6 @@ CS_HD void prepareBody(const FlatModelView& m, const Quat* rot, const Vec3* linV
     invInertia[b] = dynamic ? worldInverseInertia(rot[b], m.invInertiaLocal[b]) : mat3Zero();
     unconstrained[b] = dynamic ? unconstrainedVelocity(linVel[b], angVel[b], rot[b], m.invInertiaLocal[b], gravity, h)
                                : Spatial{{0, 0, 0}, {0, 0, 0}};
-}
-
-// The guard of World::substep: NaN or |v|_1 beyond kGpuMaxSpeed.
-CS_HD bool velocityExploded(const Spatial& u) {
-    return !(fabs(u.lin.x) + fabs(u.lin.y) + fabs(u.lin.z) < kGpuMaxSpeed) ||
-           !(fabs(u.ang.x) + fabs(u.ang.y) + fabs(u.ang.z) < kGpuMaxSpeed);
 }
 
 // Rows as flat arrays (ConstraintRows without std::vector), written by contact rows.
