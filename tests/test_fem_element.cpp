@@ -4,10 +4,13 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
+#include <vector>
 
 #include "engine/fem/fem_material_hd.h"
 #include "engine/fem/fem_rows_hd.h"
+#include "engine/fem/fem_lanes.h"
 
 using namespace cs;
 
@@ -70,6 +73,82 @@ TEST_CASE("fem: svd3 reconstructs F with rotations U, V, an inverted F with one 
         CHECK(s.y >= std::fabs(s.z) - 1e-12);
         CHECK((s.z < 0) == (determinant(F) < 0));
     }
+}
+
+// svd3Many (the energy guard's end-of-step SVDs, several per vector register) must give svd3's
+// bits, also where lanes take different branches: sweeps to convergence, an already diagonal F
+// (no rotation), sorted or swapped stretches, an inverted F, a rank-deficient or zero F, and a
+// count that leaves the last register part full.
+TEST_CASE("fem: svd3Many gives svd3's results bit for bit") {
+    std::mt19937 rng(11);
+    std::vector<Mat3> F;
+    for (int trial = 0; trial < 300; ++trial) {
+        Mat3 f = randomMatrix(rng, trial % 3 == 0 ? Real(1e-3) : Real(1));
+        for (int i = 0; i < 3; ++i) f.m[i][i] += trial % 2 ? 1 : 0;
+        if (trial % 7 == 0) f.m[0][0] = -f.m[0][0];   // inverted, mostly
+        F.push_back(f);
+    }
+    F.push_back(mat3Identity());
+    F.push_back(mat3Diag(Vec3{1, 2, 3}));
+    F.push_back(mat3Diag(Vec3{3, 2, -1}));
+    F.push_back(mat3Zero());
+    F.push_back(Mat3{{{1, 2, 3}, {2, 4, 6}, {-1, -2, -3}}});   // rank 1
+    F.push_back(Mat3{{{1, 0, 0}, {0, 1, 0}, {0, 0, 0}}});      // rank 2
+    F.push_back(Mat3{{{0, 1, 0}, {1, 0, 0}, {0, 0, 1}}});      // a reflection
+    const int n = int(F.size());
+    CHECK(n % svd3lanes::kLanes != 0);
+    std::vector<TetSvd> many(n);
+    svd3Many(F.data(), n, many.data());
+    int same = 0;
+    for (int i = 0; i < n; ++i) {
+        TetSvd one;
+        svd3(F[i], one.U, one.s, one.V);
+        same += std::memcmp(&one.U, &many[i].U, sizeof(Mat3)) == 0 && std::memcmp(&one.V, &many[i].V, sizeof(Mat3)) == 0 &&
+                std::memcmp(&one.s, &many[i].s, sizeof(Vec3)) == 0;
+    }
+    CHECK(same == n);
+}
+
+// femTetWarmImpulsesLanes (the warm start's least squares, several tets per vector register) must
+// give femTetWarmImpulses's bits: deformed tets of both materials, a tet with a zero row and one
+// with two equal rows (rows dropped from the Cholesky factor), a block that is not full.
+TEST_CASE("fem: femTetWarmImpulsesLanes gives femTetWarmImpulses's results bit for bit") {
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<double> u(-1, 1);
+    TetRest rest;
+    REQUIRE(makeTetRest(kRest[0], kRest[1], kRest[2], kRest[3], 0, rest));
+    const int lanes = svd3lanes::kLanes;
+    int same = 0, total = 0;
+    for (int block = 0; block < 40; ++block) {
+        const int m = block % 3 == 2 ? lanes - 1 : lanes;
+        FemTetStepRows r[lanes];
+        Real stored[lanes][kFemWarmPerTet];
+        const Real* storedPtr[lanes];
+        for (int l = 0; l < m; ++l) {
+            Mat3 A = randomMatrix(rng, Real(0.3));
+            for (int i = 0; i < 3; ++i) A.m[i][i] += 1;
+            Vec3 x[4];
+            deform(A, Vec3{0, 0, 1}, x);
+            const FemMaterial mat = femMaterial(l % 2 ? FemMaterialType::StableNeoHookean : FemMaterialType::CorotatedLinear,
+                                                1e5, 0.4);
+            femTetStepRows(mat, rest, x[0], x[1], x[2], x[3], 0, 0, Real(0.01), r[l]);
+            for (Real& v : stored[l]) v = Real(u(rng));
+            storedPtr[l] = stored[l];
+            if (block == 3 && l == 0)
+                for (int j = 0; j < 4; ++j) r[l].jacobian[2][j] = Vec3{0, 0, 0};
+            if (block == 4 && l == 1)
+                for (int j = 0; j < 4; ++j) r[l].jacobian[4][j] = r[l].jacobian[1][j];
+        }
+        Real many[lanes][kFemMaxRows];
+        femTetWarmImpulsesLanes(r, storedPtr, many, m);
+        for (int l = 0; l < m; ++l) {
+            Real one[kFemMaxRows];
+            femTetWarmImpulses(r[l], storedPtr[l], one);
+            same += std::memcmp(one, many[l], sizeof(one)) == 0;
+            ++total;
+        }
+    }
+    CHECK(same == total);
 }
 
 TEST_CASE("fem: a rigid motion costs no energy and gives zero rows in both materials") {

@@ -1,8 +1,10 @@
 // The deformable bodies' part of World::step (fem_step.h).
 #include "engine/fem/fem_step.h"
 
+#include <algorithm>
 #include <cmath>
 
+#include "engine/fem/fem_lanes.h"
 #include "engine/fem/fem_rows_hd.h"
 
 namespace cs {
@@ -31,26 +33,38 @@ int buildFemRows(const Model& model, const State& state, Real h, bool warm, Cons
     const int tetWarm = kFemWarmPerTet * model.femTetCount();
     warm = warm && (int)state.femWarm.size() == tetWarm + 3 * (int)model.femAttachments.size();
     tetRotation.resize(model.femTetCount());
-    for (int t = 0; t < model.femTetCount(); ++t) {
-        const auto& tet = model.femTets[t];
-        const FemBodyInfo& body = model.femBodies[model.femTetBody[t]];
-        const Real activation = model.femTetActivation[t] * state.femActivation[model.femTetBody[t]];
-        const Vec3 x[4] = {state.femPos[tet[0]], state.femPos[tet[1]], state.femPos[tet[2]], state.femPos[tet[3]]};
-        const FemTetCache::Tet* kept = cache ? cache->at(t, x, model.femTetRest[t]) : nullptr;
-        FemTetStepRows r;
-        femTetStepRows(body.material, model.femTetRest[t], x[0], x[1], x[2], x[3], activation, body.damping, h, r,
-                       kept ? &kept->svd : nullptr);
-        int bodies[4];
-        for (int j = 0; j < 4; ++j) bodies[j] = femNodeBodyIndex(nb, tet[j]);
-        tetRotation[t] = r.rotation;
-        Real lambda[kFemMaxRows] = {0, 0, 0, 0, 0, 0};
-        if (warm) femTetWarmImpulses(r, state.femWarm.data() + kFemWarmPerTet * t, lambda);
-        for (int k = 0; k < r.count; ++k) {
-            const int i = rows.add(RowKind::Bilateral, bodies[0], bodies[1], Spatial{r.jacobian[k][0], {0, 0, 0}},
-                                   Spatial{r.jacobian[k][1], {0, 0, 0}}, r.bias[k], r.softness[k], -1);
-            rows.setExtraBodies(i, bodies[2], bodies[3], Spatial{r.jacobian[k][2], {0, 0, 0}},
-                                Spatial{r.jacobian[k][3], {0, 0, 0}});
-            rows.lambda[i] = lambda[k];
+    // A block of tets at a time: their rows, their warm impulses together (femTetWarmImpulsesLanes,
+    // bitwise femTetWarmImpulses's), then their rows appended in tet order.
+    constexpr int kBlock = svd3lanes::kLanes;
+    for (int t0 = 0; t0 < model.femTetCount(); t0 += kBlock) {
+        const int m = std::min(kBlock, model.femTetCount() - t0);
+        FemTetStepRows r[kBlock];
+        const Real* stored[kBlock];
+        Real lambda[kBlock][kFemMaxRows] = {};
+        for (int l = 0; l < m; ++l) {
+            const int t = t0 + l;
+            const auto& tet = model.femTets[t];
+            const FemBodyInfo& body = model.femBodies[model.femTetBody[t]];
+            const Real activation = model.femTetActivation[t] * state.femActivation[model.femTetBody[t]];
+            const Vec3 x[4] = {state.femPos[tet[0]], state.femPos[tet[1]], state.femPos[tet[2]], state.femPos[tet[3]]};
+            const FemTetCache::Tet* kept = cache ? cache->at(t, x, model.femTetRest[t]) : nullptr;
+            femTetStepRows(body.material, model.femTetRest[t], x[0], x[1], x[2], x[3], activation, body.damping, h,
+                           r[l], kept ? &kept->svd : nullptr);
+            tetRotation[t] = r[l].rotation;
+            stored[l] = warm ? state.femWarm.data() + kFemWarmPerTet * t : nullptr;
+        }
+        if (warm) femTetWarmImpulsesLanes(r, stored, lambda, m);
+        for (int l = 0; l < m; ++l) {
+            const auto& tet = model.femTets[t0 + l];
+            int bodies[4];
+            for (int j = 0; j < 4; ++j) bodies[j] = femNodeBodyIndex(nb, tet[j]);
+            for (int k = 0; k < r[l].count; ++k) {
+                const int i = rows.add(RowKind::Bilateral, bodies[0], bodies[1], Spatial{r[l].jacobian[k][0], {0, 0, 0}},
+                                       Spatial{r[l].jacobian[k][1], {0, 0, 0}}, r[l].bias[k], r[l].softness[k], -1);
+                rows.setExtraBodies(i, bodies[2], bodies[3], Spatial{r[l].jacobian[k][2], {0, 0, 0}},
+                                    Spatial{r[l].jacobian[k][3], {0, 0, 0}});
+                rows.lambda[i] = lambda[l][k];
+            }
         }
     }
     for (const FemAttachment& a : model.femAttachments) {
