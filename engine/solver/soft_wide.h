@@ -185,6 +185,21 @@ inline void softWideFriction(SoftWideBlock& k, SoftWideBodies& a, SoftWideBodies
     }
 }
 
+// A point's normal impulse step on the lanes in `take`: the accumulated impulse clamped at zero,
+// the difference applied to both bodies (softSolveContact's clamp); the other lanes keep theirs.
+using SoftMask = decltype(SoftLane{} < SoftLane{});
+inline SoftMask softEveryLane() { const SoftLane z{}; return z == z; }
+inline void softWideNormalStep(const SoftWideBlock& k, SoftWideBodies& a, SoftWideBodies& b, SoftWidePoint& p,
+                               SoftLane impulse, SoftMask take) {
+    const SoftLane zero{};
+    const SoftLane sum = p.normalImpulse + impulse;
+    const SoftLane total = take ? (sum > 0 ? sum : zero) : p.normalImpulse;
+    impulse = total - p.normalImpulse;
+    p.normalImpulse = total;
+    p.totalNormalImpulse += impulse;
+    softWideApply(k, a, b, p.rA, p.rB, impulse * k.normal);
+}
+
 // softSolveContact over the block: each point's normal row, then friction against the normal impulses.
 inline void softWideSolve(SoftWideBlock& k, SoftBody* bodies, const Mat3* invInertia, Real invH, Real contactSpeed,
                           bool useBias, bool updateSeparation) {
@@ -216,13 +231,8 @@ inline void softWideSolve(SoftWideBlock& k, SoftBody* bodies, const Mat3* invIne
             impulseScale = zero;
         }
         const SoftLane vn = dot(softWideRelativeVelocity(a, b, p.rA, p.rB), k.normal);
-        SoftLane impulse = -p.normalMass * (massScale * vn + bias) - impulseScale * p.normalImpulse;
-        const SoftLane sum = p.normalImpulse + impulse;
-        const SoftLane total = sum > 0 ? sum : zero;
-        impulse = total - p.normalImpulse;
-        p.normalImpulse = total;
-        p.totalNormalImpulse += impulse;
-        softWideApply(k, a, b, p.rA, p.rB, impulse * k.normal);
+        const SoftLane impulse = -p.normalMass * (massScale * vn + bias) - impulseScale * p.normalImpulse;
+        softWideNormalStep(k, a, b, p, impulse, softEveryLane());
     }
     softWideFriction(k, a, b);
     k.quiet = softWideQuiet(k);
@@ -236,18 +246,11 @@ inline void softWideRestitution(SoftWideBlock& k, SoftBody* bodies, const Mat3* 
     SoftWideBodies a, b;
     softWideGather(k.bodyA, bodies, invInertia, a);
     softWideGather(k.bodyB, bodies, invInertia, b);
-    const SoftLane zero{};
     for (int j = 0; j < k.pointCount; ++j) {
         SoftWidePoint& p = k.points[j];
         const auto take = (k.restitutionCoef != 0) & (p.relativeVelocity <= -threshold) & (p.totalNormalImpulse != 0);
         const SoftLane vn = dot(softWideRelativeVelocity(a, b, p.rA, p.rB), k.normal);
-        SoftLane impulse = -p.normalMass * (vn + k.restitutionCoef * p.relativeVelocity);
-        const SoftLane sum = p.normalImpulse + impulse;
-        const SoftLane total = take ? (sum > 0 ? sum : zero) : p.normalImpulse;
-        impulse = total - p.normalImpulse;
-        p.normalImpulse = total;
-        p.totalNormalImpulse += impulse;
-        softWideApply(k, a, b, p.rA, p.rB, impulse * k.normal);
+        softWideNormalStep(k, a, b, p, -p.normalMass * (vn + k.restitutionCoef * p.relativeVelocity), take);
     }
     k.quiet = softWideQuiet(k);
     softWideScatter(k.bodyA, a, bodies);
@@ -273,13 +276,7 @@ inline void pgsWideSolve(SoftWideBlock& k, SoftBody* bodies, const Mat3* invIner
         target = (k.restitutionCoef > 0) & (p.relativeVelocity < -q.restitutionThreshold) & (bounce > target) ? bounce : target;
         target = s > 0 ? -s * q.invH : target;
         const SoftLane vn = dot(softWideRelativeVelocity(a, b, p.rA, p.rB), k.normal);
-        SoftLane impulse = p.normalMass * (target - vn);
-        const SoftLane sum = p.normalImpulse + impulse;
-        const SoftLane total = sum > 0 ? sum : zero;
-        impulse = total - p.normalImpulse;
-        p.normalImpulse = total;
-        p.totalNormalImpulse += impulse;
-        softWideApply(k, a, b, p.rA, p.rB, impulse * k.normal);
+        softWideNormalStep(k, a, b, p, p.normalMass * (target - vn), softEveryLane());
     }
     softWideFriction(k, a, b);
     k.quiet = softWideQuiet(k);
