@@ -166,7 +166,6 @@ void SandboxApp::advance(double wallDt) {
             if (dragTrail_.size() > 64) dragTrail_.erase(dragTrail_.begin());
         }
         if (!stepInBackground(steps)) accumulator_ += steps * dt;   // busy: asked again next frame
-        measureRealTime(double(tick_ - ticksBefore) * dt, paused ? 0.0 : wallDt);
         steps = 0;
     } else {
         adoptSteps();   // a job still running when stepping turned synchronous
@@ -197,7 +196,8 @@ void SandboxApp::advance(double wallDt) {
             break;
         }
     }
-    if (steps > 0) measureRealTime(double(tick_ - ticksBefore) * dt, wallDt);
+    if (tick_ > ticksBefore && !canStepInBackground()) noteSimTime(std::chrono::steady_clock::now());
+    if (paused) realTimeSamples_.clear();   // the window starts again when the steps do
     impact.play(wallDt);
     // Follow: the target eases to the body's centre of mass, or a deformable body's node centroid.
     const World& w = copies_[0]->world;
@@ -222,7 +222,7 @@ void SandboxApp::render(double wallDt) {
     const bool progressive = copyCount() == 1 && copies_[0]->world.model().shapeCount() > kProgressiveShapes &&
                              sceneRenderer_.fem().empty();
     if (progressive != progressive_) progressiveView_.reset();
-    else if (progressive) viewBudget_.observe(1e3 * wallDt, progressiveView_.lastDraw().slicesMs);
+    else if (progressive) viewBudget_.observe(1e3 * wallDt - lastPaceMs_, progressiveView_.lastDraw().slicesMs);
     progressive_ = progressive;
     if (view.shadows && !progressive) {
         for (int i = 0; i < copyCount(); ++i) {

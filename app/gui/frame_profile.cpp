@@ -9,7 +9,7 @@ namespace cs {
 namespace {
 
 const char* const kPartNames[] = {"poll", "begin", "adopt",  "launch", "advance",  "gather",    "view_key", "view_start",
-                                  "view_slices", "blit",   "layers", "ui_build", "ui_render", "swap"};
+                                  "view_slices", "blit",   "layers", "ui_build", "ui_render", "swap", "pace"};
 static_assert(sizeof kPartNames / sizeof kPartNames[0] == size_t(FramePart::Count), "a name per part");
 
 }  // namespace

@@ -17,6 +17,7 @@
 //   ui_build    ImGui's frame: panels, HUD, ImGui::Render
 //   ui_render   ImGui's draw data to GL
 //   swap        glfwSwapBuffers: the present
+//   pace        real time: the wait for the physics job and the frame-rate cap (SandboxApp::paceFrame)
 //   other       the frame's time outside these parts (the loop, scripts, screenshots)
 //
 // On llvmpipe a GL call only queues work, drawn when flushed: with the profile on, the app ends
@@ -35,7 +36,7 @@ namespace cs {
 
 enum class FramePart {
     Poll, Begin, Adopt, Launch, Advance, Gather, ViewKey, ViewStart, ViewSlices, Blit, Layers, UiBuild, UiRender, Swap,
-    Count
+    Pace, Count
 };
 
 class FrameProfile {

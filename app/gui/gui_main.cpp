@@ -122,6 +122,7 @@ int runGui(int argc, char** argv) {
     double maxFrameMs = 0;   // the longest frame after the first 10 (start-up, shader compiles)
     std::vector<double> frameMs;   // every frame after the first 10
     while (!gl.shouldClose() && !app.quitRequested) {
+        const auto frameStart = std::chrono::steady_clock::now();
         profile.beginFrame();
         if (gl.window()) {
             ProfileScope scope(app.profile, FramePart::Poll);
@@ -155,6 +156,10 @@ int runGui(int argc, char** argv) {
         {
             ProfileScope scope(app.profile, FramePart::Swap);
             gl.swap();
+        }
+        {
+            ProfileScope scope(app.profile, FramePart::Pace);
+            app.paceFrame(frameStart);
         }
         profile.endFrame(frame);
         ++frame;

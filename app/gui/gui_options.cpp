@@ -222,6 +222,10 @@ bool parseGuiOptions(int argc, char** argv, bool record, GuiOptions& o, std::str
             o.fixedStep = true;
         } else if (a == "--real-time") {
             o.realTime = true;
+        } else if (a == "--max-fps") {
+            if (!(v = need(i, a))) return false;
+            if (!parseNumber(v, d) || !(d >= 0 && d <= 1000)) return bad("0 (no cap) to 1000 frames a second");
+            o.maxFps = int(d);
         } else if ((a == "--script" && record) || a == "--play-script") {
             o.playScript = true;
         } else if (a == "--grip-force") {
@@ -277,6 +281,8 @@ const char* guiUsage() {
            "  --grip-force N      grip force of the grasp script and the Grasp window's start\n"
            "  --script FILE --frames N --screenshot FILE --headless --fixed-step   (tests)\n"
            "  --real-time         with --script: step in real time on the physics thread, not fixed steps\n"
+           "  --max-fps N         real time: at most N frames a second (default 60; 0: as many as it can draw);\n"
+           "                      a frame also waits (up to 40 ms) for the physics thread's job to end\n"
            "  --frame-profile FILE.csv  each frame's time by part (poll, adopt, view slices, UI, swap...)\n"
            "  --fem-deform stretch:A|squeeze:A|bend:K|twist:T   deformable bodies start deformed by hand (review)\n";
 }

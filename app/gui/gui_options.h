@@ -72,6 +72,7 @@ struct GuiOptions {
     bool shadows = true;               // --no-shadows: off
     bool forceShadows = false;         // --shadows: on even on a software rasterizer
     std::string frameProfile;          // --frame-profile FILE.csv: each frame's parts (frame_profile.h)
+    int maxFps = 60;                   // --max-fps N: real-time frames at most N a second (0: no cap)
     // Sessions.
     std::string replay;                // session file to replay
     std::string sessionOut;            // write the session here on exit

@@ -423,9 +423,10 @@ void SandboxApp::printMethodReport(int frame) const {
         std::string label = copies_[i]->label;
         std::replace(label.begin(), label.end(), ' ', '_');
         std::printf("method-report frame=%d copy=%d label=%s method=%s time=%.4f newton_iters=%d linear_iters=%d "
-                    "top_drift=%.3e\n",
+                    "top_drift=%.3e title=%.3f\n",
                     frame, i, label.c_str(), solveMethodName(w.settings.solver.method), double(w.state().time),
-                    w.solveStats().newtonIterations, w.solveStats().linearIterations, drift);
+                    w.solveStats().newtonIterations, w.solveStats().linearIterations, drift,
+                    paused ? 0.0 : realTimeFactor());
     }
 }
 

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <thread>
 
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -25,9 +26,13 @@ namespace cs {
 
 namespace {
 
-// A job steps until it has done what it was asked or this much wall time has passed (after at
-// least one step), so the UI sees progress at least this often when steps are short.
+// A job steps until it has done what it was asked or, after its first step, until the UI thread
+// asks for it (a frame is drawn and waits for the steps: SandboxApp::paceFrame) or this much wall
+// time has passed, so the UI sees progress at least this often when steps are short.
 constexpr std::chrono::milliseconds kJobBudget(40);
+// A frame waits for the running job only while the last steps took less than this: the wait is
+// for the step in progress to end, and steps of seconds (the 20,000-box pile) are not waited for.
+constexpr double kHandoverStepMs = 25;
 
 // The physics thread runs this many nice levels below the UI thread; its OpenMP workers, made by
 // it, inherit the level. Where the steps keep every core busy (the 20,000-box pile on 2 cores)
@@ -86,6 +91,8 @@ bool SandboxApp::stepInBackground(int steps) {
         list.push_back(c.get());
     }
     jobStepMs_.assign(list.size(), 0);
+    jobAsked_ = steps;
+    handover_.store(false, std::memory_order_relaxed);
     stepDone_.store(false, std::memory_order_relaxed);
     stepRunning_ = true;
     if (!stepThread_.joinable()) stepThread_ = std::thread([this] { physicsLoop(); });
@@ -126,10 +133,12 @@ void SandboxApp::physicsLoop() {
                 }
             }
             ++done;
-            if (Clock::now() - start > kJobBudget) break;
+            if (handover_.load(std::memory_order_acquire) || Clock::now() - start > kJobBudget) break;
         }
+        const auto end = Clock::now();
         jobSteps_ = done;
-        jobMs_ = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+        jobMs_ = std::chrono::duration<double, std::milli>(end - start).count();
+        jobEnd_ = end;
         for (SimCopy* c : job.copies) c->jobPenetration = c->stepping->maxPenetration();
         {
             std::lock_guard<std::mutex> lock(jobMutex_);
@@ -186,9 +195,14 @@ void SandboxApp::adoptSteps() {
     reapplying_ = false;
     pendingEvents_.clear();
     tick_ += jobSteps_;
+    // Steps the job was asked for and left (the frame took it first) are asked for again: behind
+    // real time for a frame is made up in the next; the accumulator's cap (advance) keeps the lag
+    // under 8 steps, past which the scene runs in slow motion.
+    accumulator_ += (jobAsked_ - jobSteps_) * copies_[0]->world.settings.dt;
     session_.steps = tick_;
     stepWallMs_ = jobMs_ / std::max(1, jobSteps_);
     updateStatistics();
+    noteSimTime(jobEnd_);
 }
 
 void SandboxApp::finishStepJob() {
@@ -199,14 +213,48 @@ void SandboxApp::finishStepJob() {
     for (auto& c : copies_) c->jobPenetration = -1;   // the job's worlds are dropped
 }
 
-void SandboxApp::measureRealTime(double simSeconds, double wallDt) {
-    realTimeSim_ += simSeconds;
-    realTimeWall_ += wallDt;
-    // A window of at least 0.5 s that holds a step: with steps of seconds (the 20,000-box pile) a
-    // 0.5 s window often holds none, and the panel read "0x real time" while the scene stepped.
-    if (realTimeWall_ < 0.5 || (realTimeSim_ == 0 && realTimeWall_ < 10)) return;
-    realTimeFactor_ = realTimeSim_ / realTimeWall_;
-    realTimeSim_ = realTimeWall_ = 0;
+void SandboxApp::paceFrame(std::chrono::steady_clock::time_point frameStart) {
+    using Clock = std::chrono::steady_clock;
+    if (options_.fixedStep || video_.isOpen() || replaying_) return;   // as fast as frames go
+    const auto ms = [](double m) {
+        return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(m));
+    };
+    const auto paceStart = Clock::now();
+    if (options_.maxFps > 0) std::this_thread::sleep_until(frameStart + ms(1e3 / options_.maxFps));
+    // The frame is drawn: the running job ends after its step in progress, and the next frame
+    // takes it and starts the next at once (a job that ran on past the frame was taken by the
+    // frame after, and the physics thread waited for that one meanwhile).
+    if (stepRunning_ && stepWallMs_ < kHandoverStepMs) {
+        handover_.store(true, std::memory_order_release);
+        std::unique_lock<std::mutex> lock(jobMutex_);
+        jobDone_.wait_for(lock, ms(2 * stepWallMs_ + 5), [this] { return stepDone_.load(std::memory_order_acquire); });
+    }
+    lastPaceMs_ = std::chrono::duration<double, std::milli>(Clock::now() - paceStart).count();
+}
+
+void SandboxApp::noteSimTime(std::chrono::steady_clock::time_point when) {
+    if (copies_.empty()) return;
+    const double sim = double(copies_[0]->world.state().time);
+    // A reset (or a new scene) moves the time back, and a pause stops the wall clock's meaning:
+    // the window starts again.
+    if (paused || (!realTimeSamples_.empty() && sim < realTimeSamples_.back().second)) realTimeSamples_.clear();
+    if (paused) return;
+    realTimeSamples_.push_back({when, sim});
+    while (realTimeSamples_.size() > 2 && when - realTimeSamples_[1].first > kRealTimeWindow)
+        realTimeSamples_.pop_front();
+}
+
+double SandboxApp::realTimeFactor() const {
+    if (realTimeSamples_.size() < 2) return realTimeSamples_.empty() ? 0.0 : realTimeFactorLast_;
+    const auto& [t0, s0] = realTimeSamples_.front();
+    auto t1 = realTimeSamples_.back().first;
+    // No step has ended for a while (steps of seconds, the 20,000-box pile): the wall clock runs
+    // on to now, so the figure falls while the physics thread is still in its step.
+    const auto now = std::chrono::steady_clock::now();
+    if (now - t1 > kRealTimeWindow / 2) t1 = now;
+    const double wall = std::chrono::duration<double>(t1 - t0).count();
+    realTimeFactorLast_ = wall > 0 ? (realTimeSamples_.back().second - s0) / wall : 0.0;
+    return realTimeFactorLast_;
 }
 
 }  // namespace cs

@@ -14,7 +14,9 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -141,7 +143,8 @@ public:
     void printUiReport(int frame) const;
     // Scripts: set copy `copy`'s solve method (-1: every copy) as the panel's combo does, or say in
     // one line why not; and print one "method-report" line per copy: its label, method, the last
-    // step's Newton and linear (sweep) iterations, and how far the highest body has moved.
+    // step's Newton and linear (sweep) iterations, how far the highest body has moved, and the
+    // title's x real time (title=).
     void scriptSetMethod(const std::string& name, int copy, int frame);
     void printMethodReport(int frame) const;
     // Scripts: the centre of the n-th "(?)" marker drawn last frame; false if there is none.
@@ -157,8 +160,16 @@ public:
     bool stepInBackground(int steps);  // adopts a finished job; launches the next one (false: one is running)
     void finishStepJob();              // waits for a running job and drops it
     bool stepJobRunning() const { return stepRunning_; }
-    double realTimeFactor() const { return realTimeFactor_; }   // simulated s per wall s, last ~0.5 s
-    void measureRealTime(double simSeconds, double wallDt);
+    // Simulated seconds per wall second over the last ~2 s: the physics thread's, from the ends of
+    // its jobs (so the frames' timing does not enter), or the UI thread's steps when it steps.
+    double realTimeFactor() const;
+    // Real time: after the frame that started at frameStart, waits until 1/maxFps after it
+    // (--max-fps, default 60: frames a display would not show take no core from the physics
+    // thread), then asks the running physics job to end after its step in progress and waits for
+    // it, so that the next frame takes it and starts the next job at once: the physics thread is
+    // not left idle between a job's end and the next frame (docs/speed.md, "The app at real
+    // time"). Nothing with fixed steps, recording or replaying.
+    void paceFrame(std::chrono::steady_clock::time_point frameStart);
 
     // ---- a frame (app_frame.cpp) ----
     // Advances the simulation by wallDt seconds of real time (scaled by the speed), or by one
@@ -303,13 +314,22 @@ private:
     Job job_;                          // the next job, under jobMutex_
     bool jobPending_ = false, quitPhysics_ = false;   // under jobMutex_
     std::atomic<bool> stepDone_{false};
+    std::atomic<bool> handover_{false};   // the UI waits for the job: it ends after the step in progress
+    int jobAsked_ = 0;                 // steps the running job was asked for
     bool stepRunning_ = false;
     bool reapplying_ = false;
     int jobSteps_ = 0;                 // steps the running job did
     double jobMs_ = 0;
     std::vector<double> jobStepMs_;    // (copies) the last step's ms on the physics thread
     std::vector<SessionEvent> pendingEvents_;   // applied to copy.world while the job ran
-    double realTimeFactor_ = 1, realTimeSim_ = 0, realTimeWall_ = 0;
+    double lastPaceMs_ = 0;            // the last frame's wait in paceFrame (not the frame's own work)
+    std::chrono::steady_clock::time_point jobEnd_;   // when the last job ended (physics thread)
+    // (wall time, copy 0's simulated time) at the end of each job or synchronous stepping, over
+    // the last kRealTimeWindow: the title's x real time (realTimeFactor).
+    static constexpr std::chrono::seconds kRealTimeWindow{2};
+    std::deque<std::pair<std::chrono::steady_clock::time_point, double>> realTimeSamples_;
+    mutable double realTimeFactorLast_ = 0;
+    void noteSimTime(std::chrono::steady_clock::time_point when);
 
     // Session log and replay.
     Session session_;
