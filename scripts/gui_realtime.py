@@ -10,7 +10,8 @@ flushes after every script command), so
 
 is what the physics thread achieved over that stretch, with the UI running, from outside the app.
 The app's own summary line (frames, fps, frame time median / p95) and, where the binary prints it
-(`title=` in the method report), the title's figure are recorded too, with the load average at the
+(`title=` in the method report), the title's figure and the share of the wall time the physics
+thread spent stepping (`busy=`) are recorded too, with the load average at the
 start of each run. With several binaries the runs are interleaved: scene by scene, binary by
 binary, ROUNDS times.
 
@@ -51,17 +52,18 @@ def run_one(sandbox, scene, frames, warm, shot):
         if line.startswith("method-report") and "copy=0" in line:
             t = float(re.search(r" time=([-0-9.e+]+)", line).group(1))
             title = re.search(r" title=([-0-9.e+]+)", line)
-            reports.append((now, t, float(title.group(1)) if title else None))
+            busy = re.search(r" busy=([-0-9.e+]+)", line)
+            reports.append((now, t, float(title.group(1)) if title else None, busy.group(1) if busy else ""))
         elif line.startswith("sandbox gui:"):
             summary.append(line.strip())
     p.wait()
     os.unlink(script)
     row = {"scene": scene, "sandbox": sandbox, "load": round(load, 2), "rc": p.returncode}
     if len(reports) >= 2:
-        (w0, t0, _), (w1, t1, title) = reports[0], reports[-1]
-        row.update(sim_s=round(t1 - t0, 3), wall_s=round(w1 - w0, 3),
+        (w0, t0, _, _), (w1, t1, title, busy) = reports[0], reports[-1]
+        row.update(sim_from=t0, sim_s=round(t1 - t0, 3), wall_s=round(w1 - w0, 3),
                    x_real_time=round((t1 - t0) / max(w1 - w0, 1e-9), 3),
-                   title=title if title is not None else "")
+                   title=title if title is not None else "", busy=busy)
     text = " ".join(summary)
     m = re.search(r"\(([0-9.]+) fps;", text)
     row["fps"] = m.group(1) if m else ""
@@ -81,7 +83,7 @@ def main():
     ap.add_argument("--csv", default="")
     a = ap.parse_args()
     scenes = a.scenes.split(",") if a.scenes else library_scenes()
-    fields = ["scene", "sandbox", "load", "x_real_time", "title", "sim_s", "wall_s", "fps", "frame_median_ms",
+    fields = ["scene", "sandbox", "load", "x_real_time", "title", "busy", "sim_from", "sim_s", "wall_s", "fps", "frame_median_ms",
               "frame_p95_ms", "rc"]
     out = open(a.csv, "w", newline="") if a.csv else None
     writer = csv.DictWriter(out, fieldnames=fields, extrasaction="ignore") if out else None

@@ -4,11 +4,13 @@
 // measured in the running app (scripts/bench_gui_frames.sh; ctest gui_pile checks the profile).
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "app/gui/frame_profile.h"
+#include "app/gui/real_time_meter.h"
 #include "render/frame_budget.h"
 
 using namespace cs;
@@ -91,4 +93,41 @@ TEST_CASE("frame profile: a header and rows of the same columns; other is the ti
     CHECK(at("adopted") == "1");
     CHECK(at("built") == "0");
     CHECK(at("done") == "1");
+}
+
+TEST_CASE("real-time meter: simulated over wall time across the last 2 s of step ends") {
+    using namespace std::chrono;
+    RealTimeMeter m;
+    const auto t0 = steady_clock::time_point{} + seconds(100);
+    CHECK(m.factor(t0) == 0);   // no step yet
+    // 5 s of jobs ending every 30 ms, each 25 ms of simulated time (3 steps of 8.33 ms): 0.833x.
+    double sim = 0;
+    auto t = t0;
+    for (int i = 0; i < 167; ++i) {
+        t += milliseconds(30);
+        sim += 0.025;
+        m.add(t, sim);
+    }
+    CHECK(m.factor(t) == doctest::Approx(0.025 / 0.030).epsilon(1e-9));
+    CHECK(duration<double>(m.samples.back().first - m.samples.front().first).count() == doctest::Approx(2.01).epsilon(0.02));
+    // Then 1 s at half speed: the window holds 1 s of each.
+    for (int i = 0; i < 50; ++i) {
+        t += milliseconds(20);
+        sim += 0.010;
+        m.add(t, sim);
+    }
+    const double span = duration<double>(t - m.samples.front().first).count();
+    const double expect = (0.5 + (span - 1.0) * 0.025 / 0.030) / span;
+    CHECK(m.factor(t) == doctest::Approx(expect).epsilon(1e-9));
+    CHECK(m.factor(t) < 0.7);
+    // A step in progress for 3 s: the figure falls with the wall time up to now.
+    const double before = m.factor(t);
+    CHECK(m.factor(t + milliseconds(900)) == doctest::Approx(before));   // under half a window: the last step's end
+    CHECK(m.factor(t + seconds(3)) < 0.5 * before);
+    // A reset (the time goes back): one sample, the last figure kept until the next.
+    m.add(t + seconds(3), 0.0);
+    CHECK(m.samples.size() == 1);
+    CHECK(m.factor(t + seconds(3)) > 0);
+    m.add(t + seconds(3) + milliseconds(100), 0.1);
+    CHECK(m.factor(t + seconds(3) + milliseconds(100)) == doctest::Approx(1.0));
 }

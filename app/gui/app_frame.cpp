@@ -197,7 +197,7 @@ void SandboxApp::advance(double wallDt) {
         }
     }
     if (tick_ > ticksBefore && !canStepInBackground()) noteSimTime(std::chrono::steady_clock::now());
-    if (paused) realTimeSamples_.clear();   // the window starts again when the steps do
+    if (paused) realTime_.clear();   // the window starts again when the steps do
     impact.play(wallDt);
     // Follow: the target eases to the body's centre of mass, or a deformable body's node centroid.
     const World& w = copies_[0]->world;

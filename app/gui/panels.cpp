@@ -2,6 +2,7 @@
 // The panel's Show section and its footer are in panels_show.cpp; the comparison table, plots,
 // help, legend and viewport labels in panels_views.cpp.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 
@@ -413,6 +414,12 @@ void SandboxApp::scriptSetMethod(const std::string& name, int copy, int frame) {
 }
 
 void SandboxApp::printMethodReport(int frame) const {
+    const auto now = std::chrono::steady_clock::now();
+    const double busyMs = physicsBusyMs_.load(std::memory_order_relaxed);
+    const double wallMs = std::chrono::duration<double, std::milli>(now - reportWall_).count();
+    const double busy = reportWall_.time_since_epoch().count() == 0 ? 0.0 : (busyMs - reportBusyMs_) / wallMs;
+    reportWall_ = now;
+    reportBusyMs_ = busyMs;
     for (int i = 0; i < copyCount(); ++i) {
         const World& w = copies_[i]->world;
         const Model& m = w.model();
@@ -423,10 +430,10 @@ void SandboxApp::printMethodReport(int frame) const {
         std::string label = copies_[i]->label;
         std::replace(label.begin(), label.end(), ' ', '_');
         std::printf("method-report frame=%d copy=%d label=%s method=%s time=%.4f newton_iters=%d linear_iters=%d "
-                    "top_drift=%.3e title=%.3f\n",
+                    "top_drift=%.3e title=%.3f busy=%.3f\n",
                     frame, i, label.c_str(), solveMethodName(w.settings.solver.method), double(w.state().time),
                     w.solveStats().newtonIterations, w.solveStats().linearIterations, drift,
-                    paused ? 0.0 : realTimeFactor());
+                    paused ? 0.0 : realTimeFactor(), busy);
     }
 }
 

@@ -139,6 +139,7 @@ void SandboxApp::physicsLoop() {
         jobSteps_ = done;
         jobMs_ = std::chrono::duration<double, std::milli>(end - start).count();
         jobEnd_ = end;
+        physicsBusyMs_.store(physicsBusyMs_.load(std::memory_order_relaxed) + jobMs_, std::memory_order_relaxed);
         for (SimCopy* c : job.copies) c->jobPenetration = c->stepping->maxPenetration();
         {
             std::lock_guard<std::mutex> lock(jobMutex_);
@@ -234,27 +235,10 @@ void SandboxApp::paceFrame(std::chrono::steady_clock::time_point frameStart) {
 
 void SandboxApp::noteSimTime(std::chrono::steady_clock::time_point when) {
     if (copies_.empty()) return;
-    const double sim = double(copies_[0]->world.state().time);
-    // A reset (or a new scene) moves the time back, and a pause stops the wall clock's meaning:
-    // the window starts again.
-    if (paused || (!realTimeSamples_.empty() && sim < realTimeSamples_.back().second)) realTimeSamples_.clear();
-    if (paused) return;
-    realTimeSamples_.push_back({when, sim});
-    while (realTimeSamples_.size() > 2 && when - realTimeSamples_[1].first > kRealTimeWindow)
-        realTimeSamples_.pop_front();
+    if (paused) realTime_.clear();   // the wall time of a pause is not the physics thread's
+    else realTime_.add(when, double(copies_[0]->world.state().time));
 }
 
-double SandboxApp::realTimeFactor() const {
-    if (realTimeSamples_.size() < 2) return realTimeSamples_.empty() ? 0.0 : realTimeFactorLast_;
-    const auto& [t0, s0] = realTimeSamples_.front();
-    auto t1 = realTimeSamples_.back().first;
-    // No step has ended for a while (steps of seconds, the 20,000-box pile): the wall clock runs
-    // on to now, so the figure falls while the physics thread is still in its step.
-    const auto now = std::chrono::steady_clock::now();
-    if (now - t1 > kRealTimeWindow / 2) t1 = now;
-    const double wall = std::chrono::duration<double>(t1 - t0).count();
-    realTimeFactorLast_ = wall > 0 ? (realTimeSamples_.back().second - s0) / wall : 0.0;
-    return realTimeFactorLast_;
-}
+double SandboxApp::realTimeFactor() const { return realTime_.factor(std::chrono::steady_clock::now()); }
 
 }  // namespace cs

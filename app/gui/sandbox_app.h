@@ -16,7 +16,6 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -30,6 +29,7 @@
 #include "app/gui/grasp_ui.h"
 #include "app/gui/gui_options.h"
 #include "app/gui/impact_replay.h"
+#include "app/gui/real_time_meter.h"
 #include "app/gui/session.h"
 #include "app/gui/view_scale.h"
 #include "engine/fem/fem_surface.h"
@@ -144,7 +144,8 @@ public:
     // Scripts: set copy `copy`'s solve method (-1: every copy) as the panel's combo does, or say in
     // one line why not; and print one "method-report" line per copy: its label, method, the last
     // step's Newton and linear (sweep) iterations, how far the highest body has moved, and the
-    // title's x real time (title=).
+    // title's x real time (title=) and the share of the wall time since the last report that the
+    // physics thread spent stepping (busy=).
     void scriptSetMethod(const std::string& name, int copy, int frame);
     void printMethodReport(int frame) const;
     // Scripts: the centre of the n-th "(?)" marker drawn last frame; false if there is none.
@@ -316,6 +317,9 @@ private:
     std::atomic<bool> stepDone_{false};
     std::atomic<bool> handover_{false};   // the UI waits for the job: it ends after the step in progress
     int jobAsked_ = 0;                 // steps the running job was asked for
+    std::atomic<double> physicsBusyMs_{0};   // wall ms the physics thread spent in jobs (method report)
+    mutable double reportBusyMs_ = 0;  // physicsBusyMs_ at the last method report, and when
+    mutable std::chrono::steady_clock::time_point reportWall_;
     bool stepRunning_ = false;
     bool reapplying_ = false;
     int jobSteps_ = 0;                 // steps the running job did
@@ -324,11 +328,9 @@ private:
     std::vector<SessionEvent> pendingEvents_;   // applied to copy.world while the job ran
     double lastPaceMs_ = 0;            // the last frame's wait in paceFrame (not the frame's own work)
     std::chrono::steady_clock::time_point jobEnd_;   // when the last job ended (physics thread)
-    // (wall time, copy 0's simulated time) at the end of each job or synchronous stepping, over
-    // the last kRealTimeWindow: the title's x real time (realTimeFactor).
-    static constexpr std::chrono::seconds kRealTimeWindow{2};
-    std::deque<std::pair<std::chrono::steady_clock::time_point, double>> realTimeSamples_;
-    mutable double realTimeFactorLast_ = 0;
+    // Copy 0's simulated time at the end of each job or synchronous stepping: the title's x real
+    // time (realTimeFactor, real_time_meter.h).
+    mutable RealTimeMeter realTime_;
     void noteSimTime(std::chrono::steady_clock::time_point when);
 
     // Session log and replay.
