@@ -283,15 +283,21 @@ TEST_CASE("friction slip weight: fem_ball_squeeze's landing converges within the
         worstOn = std::max(worstOn, on.solveStats().residualFinal);
         worstOff = std::max(worstOff, off.solveStats().residualFinal);
     }
-    Real apart = 0;
+    Real apart = 0, plateApart = 0;
     for (size_t k = 0; k < on.state().femPos.size(); ++k)
         apart = std::max(apart, length(on.state().femPos[k] - off.state().femPos[k]));
+    for (size_t b = 0; b < on.state().pos.size(); ++b)
+        plateApart = std::max(plateApart, length(on.state().pos[b] - off.state().pos[b]));
     MESSAGE("cap " << cap << ": Newton iterations " << iterationsOn << " (w = 100) against " << iterationsOff
                    << " (w = 1); steps above the tolerance " << cappedOn << " / " << cappedOff << "; worst residual "
-                   << worstOn << " / " << worstOff << " m/s; nodes apart by at most " << apart << " m");
+                   << worstOn << " / " << worstOff << " m/s; nodes apart by at most " << apart << " m, the plate by "
+                   << plateApart << " m");
+    // The plate measured 1.1e-6 m apart after 60 steps (probe build, --state-out); the nodes sliding on the
+    // ground may differ more, by the w = 1 run's unconverged slip (2e-4 m/s over about 20 steps: 3e-5 m).
     CHECK(cappedOff > 5);   // the case this setting is for: without it the landing ends unconverged
     CHECK(cappedOn == 0);
     CHECK(worstOn <= on.settings.solver.newtonTolerance);
     CHECK(iterationsOn < iterationsOff);
-    CHECK(apart < Real(1e-5));
+    CHECK(plateApart < Real(1e-5));
+    CHECK(apart < Real(1e-4));   // 0.1 mm, against the plate's 13 mm of travel
 }
