@@ -97,6 +97,9 @@ struct SolverSettings {
                                          //   halved, at most kMaxStepCuts times; 0: off
     bool fullStepStableSet = false;      // the full step t = 1 while no NCP row changed its side since the
                                          //   last iteration (constraint_rows.h ncpRowSide); false: t = damping
+    Real frictionSlipWeight = 1;         // >= 1: a friction row's direction d from lambda_f - w D^T u / r (ncp.h
+                                         //   linearizeFriction): a sliding contact's d turns to its slip in
+                                         //   fewer iterations; 1: the proximal point of [NSN]'s r, as before
     bool warmStart = true;
     bool complementarityPreconditioner = true;   // [NSN] section 7, r = h [J M^-1 J^T]_ii
     bool decoupleRows = false;           // rows with C_ii >= A_ii / (10 kMinNcpSlope) solved on the diagonal,

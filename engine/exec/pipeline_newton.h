@@ -213,6 +213,7 @@ RowEvalView rowEvalView(PipelineData<Exec>& d, const SolverSettings& settings, R
     e.schurCompliance = d.compliance.data();
     e.residual = d.residual.data();
     e.merit = d.merit.data();
+    e.frictionSlipWeight = settings.frictionSlipWeight;
     return e;
 }
 

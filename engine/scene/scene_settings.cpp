@@ -113,6 +113,8 @@ void readSettings(JsonObject& obj, WorldSettings& w) {
     s.linearForcing = obj.nonNegative("linear_forcing", s.linearForcing);
     if (!(s.linearForcing < 1)) obj.fail("linear_forcing", "must lie in [0, 1)");
     s.fullStepStableSet = obj.flag("full_step_stable", s.fullStepStableSet);
+    s.frictionSlipWeight = obj.nonNegative("friction_slip_weight", s.frictionSlipWeight);
+    if (!(s.frictionSlipWeight >= 1)) obj.fail("friction_slip_weight", "must be 1 or more");
     s.stepCutGrowth = obj.nonNegative("step_cut", s.stepCutGrowth);
     if (s.stepCutGrowth > 0 && !(s.stepCutGrowth > 1)) obj.fail("step_cut", "must be 0 (off) or above 1");
     s.stabilization = obj.nonNegative("stabilization", s.stabilization);

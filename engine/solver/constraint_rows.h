@@ -109,6 +109,7 @@ struct RowEvalView {
     Real* merit;             // out: the row's NCP residual in m/s, for convergence
     const Real* maxImpulse = nullptr;   // bilateral rows' force limits (N s; >= kNoImpulseLimit: none);
                                         // nullptr: no row is limited
+    Real frictionSlipWeight = 1;        // SolverSettings::frictionSlipWeight (ncp.h linearizeFriction)
 };
 
 // maxImpulse of a row with no force limit (ConstraintRows::add sets 1e30).
@@ -193,7 +194,7 @@ CS_HD void evalRow(const RowEvalView& v, int i) {
         Real r = v.precondition ? Real(0.5) * (v.diagA[t1] + v.diagA[t2]) : Real(1);
         if (muLambdaN > 0) {
             FrictionLinearization f = linearizeFriction(v.ncp, v.jv[t1], v.jv[t2], v.lambda[t1], v.lambda[t2],
-                                                        muLambdaN, r, kMinNcpSlope);
+                                                        muLambdaN, r, kMinNcpSlope, v.frictionSlipWeight);
             v.schurCompliance[i] = f.compliance;
             v.residual[i] = f.residual[i - t1];
             v.merit[i] = f.merit[i - t1];

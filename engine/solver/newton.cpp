@@ -282,7 +282,7 @@ void solveNewton(const SolverSettings& settings, Real h, ConstraintRows& rows, B
                      rows.gapFirst.data(), rows.gapCount.data(), rows.gapBias.data(), s.gapJv.data(), s.gapRatio.data(), h,
                      settings.ncp == NcpFunction::FischerBurmeister ? 0 : 1,
                      settings.complementarityPreconditioner, s.compliance.data(), s.residual.data(),
-                     s.merit.data(), rows.maxImpulse.data()};
+                     s.merit.data(), rows.maxImpulse.data(), settings.frictionSlipWeight};
 
     // J by columns for the CPU gather (RowSystemView::jacobianColumns), two-body systems only;
     // filled before the first linear solve, so a step that meets the tolerance at once (most of a
