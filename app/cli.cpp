@@ -70,6 +70,8 @@ void printUsage(std::FILE* out) {
         "    changes; off: the whole island wakes; default on)\n"
         "  --script (play the scene's grasp script) | --script=FILE   --grip-force N (replaces the script's)\n"
         "  --drag NAME:DX,DY,DZ[@T] (the mouse drag of body NAME from time T: its centre pulled by DX,DY,DZ m over 1 s)\n"
+        "  --drag-point LX,LY,LZ (the grabbed point in the body's frame, m; default its centre)\n"
+        "  --drag-over S (the drag's move takes S s; default 1)  --drag-release T (the mouse lets go at time T s)\n"
         "SCENE is a library name (sandbox list) or a path to a scene .json file.\n",
         kDefaultScene);
 }
@@ -105,6 +107,7 @@ bool parseRunOptions(int argc, char** argv, int first, RunOptions& o, std::strin
                                           "--state-out", "--threads", "--backend", "--overlap-every",
                                           "--grip-force", "--cull-rows", "--condense", "--keep-best", "--forcing", "--step-cut",
                                           "--preconditioner", "--narrow-reuse", "--partial-wake", "--drag",
+                                          "--drag-point", "--drag-over", "--drag-release",
                                           "--ccp-solver", "--ccp-iters"};
             for (const char* k : known)
                 if (a == k) return fail("option " + a + " needs a value");
@@ -228,6 +231,21 @@ bool parseRunOptions(int argc, char** argv, int first, RunOptions& o, std::strin
                 move = k < 2 ? move.substr(comma + 1) : "";
             }
             o.dragBody = v.substr(0, colon);
+        } else if (a == "--drag-point") {
+            std::string rest = v;
+            for (int k = 0; k < 3; ++k) {
+                const size_t comma = rest.find(',');
+                if ((k < 2) != (comma != std::string::npos)) return bad("LX,LY,LZ");
+                if (!parseDouble(rest.substr(0, comma), d) || std::fabs(d) > 1e3) return bad("LX,LY,LZ, |L| <= 1000 m");
+                o.dragPoint[k] = d;
+                rest = k < 2 ? rest.substr(comma + 1) : "";
+            }
+        } else if (a == "--drag-over") {
+            if (!parseDouble(v, d) || !(d > 0) || d > 1e6) return bad("a duration in seconds, > 0");
+            o.dragOver = d;
+        } else if (a == "--drag-release") {
+            if (!parseDouble(v, d) || !(d >= 0) || d > 1e6) return bad("a time in seconds, >= 0");
+            o.dragRelease = d;
         } else if (a == "--backend") {
             if (v != "cpu" && v != "cuda" && v != "host") return bad("cpu, cuda or host");
             o.backend = v;

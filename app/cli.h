@@ -51,11 +51,15 @@ struct RunOptions {
     std::string scriptFile;               // --script=FILE: keyframes from FILE instead of the scene's
     std::optional<double> gripForce;      // N: replaces the script's grip force
     // --drag NAME:DX,DY,DZ[@T]: the mouse drag (World::setDrag) of body NAME, grabbed at its centre
-    // of mass at time T (s, default 0); the target moves from there by (DX, DY, DZ) m over 1 s and
-    // then holds, as a user pulls a box and keeps it there.
+    // of mass (or at --drag-point) at time T (s, default 0); the target moves from there by
+    // (DX, DY, DZ) m over 1 s (--drag-over) and then holds, as a user pulls a box and keeps it
+    // there, until --drag-release lets go.
     std::string dragBody;                 // empty: no drag
     double dragMove[3] = {0, 0, 0};       // m
     double dragStart = 0;                 // s
+    double dragPoint[3] = {0, 0, 0};      // m, --drag-point: the grabbed point in the body's frame
+    double dragOver = 1;                  // s, --drag-over: how long the target takes to move
+    double dragRelease = -1;              // s, --drag-release: the mouse lets go (clearDrag); < 0: never
 };
 
 // Parses argv[first..argc) of `sandbox run` (argv[first] is the scene). Returns false with a

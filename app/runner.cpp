@@ -161,8 +161,9 @@ int runHeadless(const RunOptions& o) {
         s.backend = "cpu";
     }
     if (s.backend == "host") pipe = std::make_unique<PipelineWorld<HostExecutor>>(world);
-    int dragBody = -1;   // --drag: the body, grabbed at its centre when the run reaches o.dragStart
+    int dragBody = -1;   // --drag: the body, grabbed at dragPoint when the run reaches o.dragStart
     Vec3 dragFrom{0, 0, 0};
+    const Vec3 dragPoint{Real(o.dragPoint[0]), Real(o.dragPoint[1]), Real(o.dragPoint[2])};
     if (!o.dragBody.empty()) {
         const std::vector<std::string>& names = world.model().bodyName;
         const auto it = std::find(names.begin(), names.end(), o.dragBody);
@@ -185,11 +186,14 @@ int runHeadless(const RunOptions& o) {
         auto t0 = std::chrono::steady_clock::now();
         if (grasp) grasp->beforeStep(world);
         const double now = double(world.state().time);
-        if (dragBody >= 0 && now >= o.dragStart - 1e-9) {
-            if (world.drag().body != dragBody) dragFrom = world.state().pos[dragBody];
-            const Real f = Real(std::min(now - o.dragStart, 1.0));
-            world.setDrag(dragBody, Vec3{0, 0, 0},
+        const bool released = o.dragRelease >= 0 && now >= o.dragRelease - 1e-9;
+        if (dragBody >= 0 && now >= o.dragStart - 1e-9 && !released) {
+            if (world.drag().body != dragBody) dragFrom = world.state().pos[dragBody] + rotate(world.state().rot[dragBody], dragPoint);
+            const Real f = Real(std::min((now - o.dragStart) / o.dragOver, 1.0));
+            world.setDrag(dragBody, dragPoint,
                           dragFrom + f * Vec3{Real(o.dragMove[0]), Real(o.dragMove[1]), Real(o.dragMove[2])});
+        } else if (dragBody >= 0 && released && world.drag().body == dragBody) {
+            world.clearDrag();
         }
         if (gpu) gpu->step();
         else if (pipe) pipe->step();
@@ -215,8 +219,9 @@ int runHeadless(const RunOptions& o) {
         r.wakeResolves = st.wakeResolves;
         for (int b = 0; b < world.model().bodyCount(); ++b)
             r.awakeBodies += !world.model().isStatic(b) && !world.isAsleep(b) ? 1 : 0;
-        if (dragBody >= 0 && world.drag().body == dragBody)   // grabbed at the centre: the body's position
-            r.dragError = double(length(world.state().pos[dragBody] - world.drag().target));
+        if (dragBody >= 0 && world.drag().body == dragBody)   // the grabbed point's distance from the target
+            r.dragError = double(length(world.state().pos[dragBody] + rotate(world.state().rot[dragBody], dragPoint) -
+                                        world.drag().target));
         bool last = i + 1 == s.steps;
         if (overlapEveryStep || last || (o.overlapStride > 0 && r.step % o.overlapStride == 0))
             r.overlapVolume = totalOverlapVolume(world);

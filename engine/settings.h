@@ -82,6 +82,11 @@ struct SolverSettings {
     Preconditioner preconditioner = Preconditioner::Diagonal;   // PCG and PCR: diagonal, or blocks over the
                                          //   runs of rows on one body pair (block_preconditioner_hd.h)
     int newtonIterations = 8;
+    int farNewtonIterations = 0;         // > newtonIterations: a step that reaches newtonIterations with its
+                                         //   merit above kFarNewtonMerit goes on, up to this many (newton.cpp).
+                                         //   Set by World for a step with sleeping on (islands.h says why);
+                                         //   not a scene key, and the step pipeline (which declines sleeping)
+                                         //   does not read it
     int linearIterations = 40;
     Real newtonTolerance = Real(1e-5);   // m/s: stop when the NCP merit ||phi|| drops below this.
                                          // Measured on the pyramid: 3e-5 or 1e-4 let the stack

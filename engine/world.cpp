@@ -283,7 +283,11 @@ void World::substep(Real h) {
         // ---- solve ----
         t = Clock::now();
         if (modelType == ContactModelType::CCP) solveCcp(settings.solver, h, s.rows, bv, s.ccp, solveStats_);
-        else solveNewton(settings.solver, h, s.rows, bv, s.newton, solveStats_);
+        else if (sleeping) {   // the far cap (islands.h "Settling after a disturbance")
+            SolverSettings solver = settings.solver;
+            solver.farNewtonIterations = std::max(solver.farNewtonIterations, kFarNewtonFactor * solver.newtonIterations);
+            solveNewton(solver, h, s.rows, bv, s.newton, solveStats_);
+        } else solveNewton(settings.solver, h, s.rows, bv, s.newton, solveStats_);
         profile_.solve += secondsSince(t);
         if (cull && !(culledSolveStands(settings.solver, solveStats_, s.cull, potential_, *detect, bv, h) &&
                       (s.femContacts.culled.empty() ||

@@ -83,6 +83,9 @@ TEST_CASE("cli: bad input exits with status 2 and one line") {
     checkUsageError("run box_on_plane --drag box:1,0,0@-1", "T >= 0 s");
     checkUsageError("run box_on_plane --drag nobody:1,0,0 --steps 1", "no dynamic body \"nobody\"");
     checkUsageError("run box_on_plane --drag ground:1,0,0 --steps 1", "no dynamic body \"ground\"");
+    checkUsageError("run box_on_plane --drag-point 0.1,0", "LX,LY,LZ");
+    checkUsageError("run box_on_plane --drag-over 0", "a duration in seconds, > 0");
+    checkUsageError("run box_on_plane --drag-release -1", "a time in seconds, >= 0");
     checkUsageError("run", "missing scene");
 
     TempFile malformed("malformed.json", "{\n  \"bodies\": [\n    {\"name\": \"b\",, }\n  ]\n}\n");

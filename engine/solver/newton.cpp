@@ -335,7 +335,11 @@ void solveNewton(const SolverSettings& settings, Real h, ConstraintRows& rows, B
     // The safeguards of newton_steps_hd.h: the least-merit iterate, the forcing term eta_k.
     Real bestMerit = merit, previousMerit = 0, eta = settings.linearTolerance;
     if (settings.keepBestIterate) s.bestLambda = rows.lambda;
-    for (int k = 0; k < settings.newtonIterations && merit > settings.newtonTolerance; ++k) {
+    auto goesOn = [&](int k) {   // the cap, and past it, up to the far cap while the merit is far off
+        return merit > settings.newtonTolerance &&
+               (k < settings.newtonIterations || (k < settings.farNewtonIterations && merit > kFarNewtonMerit));
+    };
+    for (int k = 0; goesOn(k); ++k) {
         if (!condensePrepared) {
             condense = settings.condenseCompliantRows && s.condensed.prepare(rows, view);
             condensePrepared = true;

@@ -40,6 +40,11 @@ struct NewtonScratch {
     CondensedRows condensed;      // condensed_rows.h
 };
 
+// The merit (m/s) above which a step at its Newton cap goes on to SolverSettings::farNewtonIterations:
+// a landing whose impact the solve has not settled (the resting default pyramid ends its capped steps
+// at 3e-5 to 6e-4 m/s; a rocking wall's landings at 0.3-1.2 m/s, docs/speed.md).
+constexpr Real kFarNewtonMerit = Real(1e-2);
+
 // Solves for rows.lambda and bodies.velocity. Warm impulses already in rows.lambda are the
 // starting iterate (zero for a cold start, [NSN] eqs. 67-68).
 void solveNewton(const SolverSettings& settings, Real h, ConstraintRows& rows, BodyVelocities& bodies,
