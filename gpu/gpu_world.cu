@@ -102,10 +102,6 @@ GpuWorld::GpuWorld(World& world, GpuSettings settings) : impl_(std::make_unique<
         options.deterministic = settings.deterministic;
         impl_->pipeline = std::make_unique<PipelineWorld<CudaExecutor>>(world, options);
         impl_->onGpu = true;
-        // Speed notes only: culled rows cannot close, reused candidates give the same contacts.
-        if (world.settings.solver.cullRows || world.settings.narrowReuse)
-            std::fprintf(stderr, "note: the GPU backend solves every row and searches every pair in full (cull_rows and "
-                                 "narrow_reuse apply to the CPU backend only)\n");
     } catch (const std::exception& e) {
         impl_->fallBack(e.what());
     }

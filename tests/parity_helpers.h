@@ -6,8 +6,8 @@
 // Loading: a library scene as its file gives it, "comparable": as World::step runs it by default
 // (row culling and narrow-phase reuse on; culling off where the scene has FEM bodies, whose
 // contacts the pipeline does not cull), or "every row": culling off on both sides. Buffers:
-// smallBuffers() starts the pipeline at 2 pairs, 2 contacts and 1 contact per pair, so every scene
-// with contacts grows its buffers and re-runs steps.
+// smallBuffers() starts the pipeline at 2 pairs, 2 contacts, 1 contact per pair and 1 narrow-phase
+// reuse candidate, so every scene with contacts grows its buffers and re-runs steps.
 // Differences: the largest difference over bodies or nodes of one quantity between two worlds
 // stepped from the same start (0 when they agree bit for bit); each test takes the maximum over
 // its steps and states its own tolerance.
@@ -54,8 +54,7 @@ inline LibraryScene loadLibraryScene(const std::string& name) {
 }
 
 // The same as World::step runs it by default, but for row culling in scenes with FEM bodies
-// (off: the pipeline keeps every FEM contact). Narrow-phase reuse stays on: the pipeline searches
-// every pair in full, and the reuse's contacts are the full search's, bit for bit (feature_cache.h).
+// (off: the pipeline keeps every FEM contact). Narrow-phase reuse stays on, on both sides.
 inline LibraryScene loadComparableScene(const std::string& name) {
     LibraryScene s = loadLibraryScene(name);
     if (!s.model.femBodies.empty()) s.settings.solver.cullRows = false;
@@ -90,6 +89,7 @@ inline PipelineOptions smallBuffers() {
     o.initialPairs = 2;
     o.initialContacts = 2;
     o.initialSlots = 1;
+    o.initialCandidates = 1;
     return o;
 }
 

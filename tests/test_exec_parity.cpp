@@ -8,19 +8,24 @@
 // of every step and every position after 60 steps are required to be equal (difference 0).
 // Gauss-Seidel colours its rows differently (parallel rounds instead of the CPU's serial greedy
 // colouring): a different sweep order, checked against a bound instead. Both worlds run as
-// World::step does by default: row culling (engine/contact/row_culling.h, on both sides) and
-// narrow-phase reuse (CPU; the pipeline's full search lists the same contacts); culling off in
-// scenes with FEM bodies (the pipeline keeps every FEM contact), and in one sweep with every row.
-// The capacities start at 2 pairs, 2 contacts and 1 contact per pair, so every scene grows its
-// buffers and re-runs steps.
+// World::step does by default: row culling (engine/contact/row_culling.h) and narrow-phase reuse
+// (engine/collision/feature_cache_hd.h), both on both sides; culling off in scenes with FEM bodies
+// (the pipeline keeps every FEM contact), and in one sweep with every row. With one substep, each
+// step's narrow phase is also checked against collidePairs with a FeatureCache on the same pairs:
+// the same reuse decisions (counts) and the same contacts, bit for bit.
+// The capacities start at 2 pairs, 2 contacts, 1 contact per pair and 1 reuse candidate, so every
+// scene grows its buffers and re-runs steps.
 // The library sweep is split by cost: the rigid scenes take about 1 s in all (make test); the
 // scenes with FEM bodies, whose nodes are compared too, take minutes (make validate).
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <cstring>
 #include <string>
 #include <vector>
 
+#include "engine/collision/feature_cache.h"
+#include "engine/collision/narrow_phase.h"
 #include "tests/cube_over_floor.h"
 #include "tests/parity_helpers.h"
 
@@ -37,7 +42,41 @@ struct Parity : FemDifferences {   // worstBody: m, largest |x_cpu - x_pipeline|
     long long culled = 0;      // contacts the pipeline left out, summed over steps (row culling)
     int resolves = 0;          // steps the pipeline solved again with every row
     int cullStatsDiffer = 0;   // steps whose culled count or re-solves differ from the CPU's
+    // Narrow-phase reuse (one substep): the pipeline's against collidePairs with a FeatureCache
+    long long reused = 0, rebuilt = 0;   // the pipeline's pair-steps run on candidates, with new ones
+    int reuseDecisionsDiffer = 0;        // steps whose reused, rebuilt or full counts differ
+    int reuseContactsDiffer = 0;         // steps whose narrow-phase output differs in any bit
 };
+
+bool sameContactBits(const PotentialContact& a, const PotentialContact& b) {
+    return a.shapeA == b.shapeA && a.shapeB == b.shapeB && a.bodyA == b.bodyA && a.bodyB == b.bodyB &&
+           a.featureA == b.featureA && a.featureB == b.featureB && a.type == b.type &&
+           std::memcmp(&a.pointA, &b.pointA, sizeof(Vec3)) == 0 && std::memcmp(&a.pointB, &b.pointB, sizeof(Vec3)) == 0 &&
+           std::memcmp(&a.normal, &b.normal, sizeof(Vec3)) == 0 && std::memcmp(&a.gap, &b.gap, sizeof(Real)) == 0;
+}
+
+// The pipeline's narrow phase of the step just run (one substep, from state `before`) against the
+// CPU's collidePairs with the FeatureCache `cache` (World::substep's call) on the same pairs: the
+// same decisions, pair for pair counts, and the same contacts, bit for bit.
+void checkReuse(const World& host, const PipelineWorld<HostExecutor>& pipeline, const State& before,
+                FeatureCache& cache, Parity& p) {
+    const PipelineData<HostExecutor>& d = pipeline.data();
+    const StepCounters& c = d.hostCounters;
+    std::vector<ShapePair> pairs;
+    for (int i = 0; i < c.pairCount; ++i) {
+        const uint64_t key = d.pairKeysOut.data()[i];
+        pairs.push_back(ShapePair{int(key >> 32), int(uint32_t(key))});
+    }
+    std::vector<PotentialContact> cpu;
+    collidePairs(host.model(), before, pairs, narrowPhaseSettings(host.settings, host.settings.dt), cpu, &cache);
+    p.reused += c.reusedPairs;
+    p.rebuilt += c.rebuiltPairs;
+    p.reuseDecisionsDiffer += c.reusedPairs != cache.reusedPairs || c.rebuiltPairs != cache.rebuiltPairs ||
+                              c.fullPairs != cache.fullPairs;
+    bool same = (int)cpu.size() == c.contactCount;
+    for (int i = 0; same && i < c.contactCount; ++i) same = sameContactBits(cpu[i], d.contacts.data()[i]);
+    p.reuseContactsDiffer += !same;
+}
 
 // Steps both worlds `steps` times; contact counts compared over the first countSteps.
 // everyIteration: the host executor runs every loop iteration and every conditional stretch with
@@ -47,9 +86,13 @@ Parity compare(World& cpu, World& host, int steps, int countSteps, bool everyIte
     pipeline.executor().recordEveryIteration = everyIteration;
     const std::vector<Vec3> start = cpu.state().femPos;
     Parity p;
+    FeatureCache cache;   // the CPU's reuse beside the pipeline's (checkReuse)
+    const bool checksReuse = host.settings.narrowReuse && host.settings.substeps <= 1;
     for (int i = 0; i < steps; ++i) {
         cpu.step();
+        const State before = host.state();
         pipeline.step();
+        if (checksReuse) checkReuse(host, pipeline, before, cache, p);
         p.maxContacts = std::max(p.maxContacts, (int)cpu.contacts().size());
         if (i < countSteps && contactCountsDiffer(cpu, pipeline)) {
             if (p.firstMismatch < 0) p.firstMismatch = i;
@@ -71,7 +114,7 @@ Parity compare(World& cpu, World& host, int steps, int countSteps, bool everyIte
 void compareEveryScene(Preconditioner preconditioner, bool withFem, bool everyRow = false) {
     constexpr int kSteps = 60, kCountSteps = 20;
     int compared = 0;
-    long long culled = 0;
+    long long culled = 0, reused = 0;
     for (const std::string& name : listScenes()) {
         CAPTURE(name);
         World cpu = everyRow ? everyRowWorld(name) : comparableWorld(name);
@@ -90,11 +133,15 @@ void compareEveryScene(Preconditioner preconditioner, bool withFem, bool everyRo
                      << p.worstNode << " m and " << p.worstVelocity << " m/s over " << kSteps
                      << " steps; contact-count mismatches in the first " << kCountSteps << " steps: "
                      << p.countMismatches << "; buffer growth re-runs: " << p.growth << "; contacts culled "
-                     << p.culled << ", re-solves " << p.resolves);
+                     << p.culled << ", re-solves " << p.resolves << "; narrow-phase reuse: pair-steps reused "
+                     << p.reused << ", rebuilt " << p.rebuilt);
         CHECK(p.countMismatches == 0);
         CHECK(p.cullStatsDiffer == 0);
+        CHECK(p.reuseDecisionsDiffer == 0);
+        CHECK(p.reuseContactsDiffer == 0);
         if (everyRow) CHECK(p.culled == 0);
         culled += p.culled;
+        reused += p.reused;
         CHECK(p.worstBody == 0);
         CHECK(p.worstNode == 0);
         CHECK(p.worstVelocity == 0);
@@ -104,6 +151,7 @@ void compareEveryScene(Preconditioner preconditioner, bool withFem, bool everyRo
     }
     CHECK(compared >= (withFem ? 8 : 15));
     if (!withFem && !everyRow) CHECK(culled > 0);   // culling left contacts out somewhere: it was compared
+    CHECK(reused > 0);   // the pipeline ran pairs on their candidates: reuse was compared
 }
 
 }  // namespace
@@ -166,6 +214,9 @@ TEST_CASE("exec parity: row culling's second solve, and every gated stretch reco
             CHECK(p.worstBody == 0);
             CHECK(p.countMismatches == 0);
             CHECK(p.cullStatsDiffer == 0);
+            CHECK(p.reused > 0);
+            CHECK(p.reuseDecisionsDiffer == 0);
+            CHECK(p.reuseContactsDiffer == 0);
         }
     }
 }

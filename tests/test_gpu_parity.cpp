@@ -37,8 +37,9 @@ World loadWorld(const std::string& name) {
     // last bits, so a contact on the predictor's edge may be left out on one side and not the other;
     // every row on both sides keeps this comparison to round-off (the host executor compares the
     // culled path bit for bit: test_exec_parity.cpp).
+    // Narrow-phase reuse stays on: both sides reuse (feature_cache_hd.h), and a pair's decision on
+    // the edge of the bound may differ by round-off, but the contacts are the full search's either way.
     settings.solver.cullRows = false;
-    settings.narrowReuse = false;       // the pipeline searches every pair in full (the contacts are the same)
     return World(std::move(model), settings);
 }
 

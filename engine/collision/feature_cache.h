@@ -37,33 +37,24 @@
 // theta_s. A pair whose relative pose leaves (*) is searched in full again (new candidates).
 // Candidates are built only for pairs expected to stay within the slack for a few steps
 // (relative motion per step, from the velocities, below s / 4): moving pairs get the plain
-// search and no entry, so they pay nothing for the cache. The device pipeline does not reuse (pipelineSupports).
+// search and no entry, so they pay nothing for the cache. The decision, the candidates and the tests on
+// them are CS_HD code (feature_cache_hd.h), run by the CPU narrow phase and by the step pipeline
+// (engine/exec/pipeline_collide.h, host and CUDA executors) alike.
 #pragma once
 
 #include <vector>
 
 #include "engine/collision/broad_phase.h"
-#include "engine/collision/shape_pair_hd.h"
+#include "engine/collision/feature_cache_hd.h"
 
 namespace cs {
 
-// One candidate feature pair; pass: which pass of collidePolytopePair tests it.
-enum class CandidatePass : uint8_t { VertexFaceAB, VertexFaceBA, EdgeEdge, VertexEdgeAB, VertexEdgeBA, VertexVertex };
-
-struct FeatureCandidate {
-    CandidatePass pass;
-    int first;    // the vertex (vertex-* passes) or A's edge (edge-edge), of the pass's first polytope
-    int second;   // the face, edge or vertex of the other polytope
-};
-
+// A pair's entry on the CPU: its candidates and the frame they were built at (feature_cache_hd.h).
 struct FeatureCacheEntry {
     ShapePair pair{-1, -1};
     const ConvexPolytope* polytopeA = nullptr;   // the model's polytopes when built (an edit invalidates)
     const ConvexPolytope* polytopeB = nullptr;
-    Transform poseA, poseB;                      // world poses of the two shapes at P0
-    NarrowPhaseSettings candidateSettings;       // C
-    Real slack = 0;                              // s, m
-    Real separation = 0;                         // face-axis separation at P0
+    CandidateFrame frame;                        // P0, C, s, the separation at P0
     std::vector<FeatureCandidate> candidates;    // in the passes' order
 };
 
@@ -76,21 +67,12 @@ struct FeatureCache {
     void clear() { *this = FeatureCache{}; }
 };
 
-constexpr Real kSlackFraction = Real(0.25);   // s = kSlackFraction * base margin
-
-// Largest point displacement of either polytope in the other's frame since the entry's poses,
-// and the relative rotation angle (*): returns delta, sets theta.
-Real relativeMotion(const FeatureCacheEntry& e, const Transform& Xa, const Transform& Xb, Real& theta);
-
-// Whether the entry's candidates hold at poses Xa, Xb with pair settings s: condition (*).
-bool candidatesHold(const FeatureCacheEntry& e, const ConvexPolytope& a, const ConvexPolytope& b,
-                    const Transform& Xa, const Transform& Xb, const NarrowPhaseSettings& s, Real& delta);
-
-// Fills e's candidates from the world-frame polytopes at poses Xa, Xb (P0) and pair settings s.
+// Fills e's frame and candidates from the world-frame polytopes at poses Xa, Xb (P0) and pair
+// settings s (feature_cache_hd.h buildCandidates, into the entry's vector).
 void buildCandidates(const PolytopeView& A, const PolytopeView& B, const Transform& Xa, const Transform& Xb,
                      const NarrowPhaseSettings& s, Real slack, FeatureCacheEntry& e);
 
-// collidePolytopePair's output, from the candidates only (delta: relativeMotion since P0).
+// collidePolytopePair's output, from e's candidates only (delta: relativeMotion since P0).
 void collideCandidates(const PolytopeView& A, const PolytopeView& B, const NarrowPhaseSettings& s,
                        const FeatureCacheEntry& e, Real delta, ContactSink& sink);
 

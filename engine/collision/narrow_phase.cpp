@@ -126,7 +126,7 @@ struct WorldShapes {
 // full and build new ones.
 struct PairReuse {
     FeatureCacheEntry* entry = nullptr;
-    enum Mode { Full, Reuse, Rebuild } mode = Full;
+    ReuseMode mode = ReuseMode::Full;   // feature_cache_hd.h
     Real delta = 0;
 };
 
@@ -137,7 +137,7 @@ void collideWorldPolytopes(const WorldPolytope& wa, const WorldPolytope& wb, con
     thread_local std::vector<PotentialContact> buffer(32);
     for (;;) {   // a sink too small for the pair: grow it and run the pair again
         ContactSink sink{buffer.data(), (int)buffer.size(), 0};
-        if (reuse.mode == PairReuse::Full) collidePolytopePair(wa.view(), wb.view(), s, sink);
+        if (reuse.mode == ReuseMode::Full) collidePolytopePair(wa.view(), wb.view(), s, sink);
         else collideCandidates(wa.view(), wb.view(), s, *reuse.entry, reuse.delta, sink);
         if (sink.count <= sink.capacity) {
             out.insert(out.end(), buffer.begin(), buffer.begin() + sink.count);
@@ -156,58 +156,51 @@ void collideSphereWorld(Vec3 center, Real radius, bool sphereIsA, const WorldPol
     if (sink.count == 1) out.push_back(c);
 }
 
-// Relative motion of the two shapes' bodies within one step at the state's velocities:
-// dt (|v_A - v_B| + |w_A| R_A + |w_B| R_B), R the part's bounding radius about its centroid.
-Real stepMotion(const Model& model, const State& state, int shapeA, int shapeB, Real dt) {
-    const int a = model.shapeBody[shapeA], b = model.shapeBody[shapeB];
-    const Vec3 zero{0, 0, 0};
-    const bool da = !model.isStatic(a), db = !model.isStatic(b);
-    const Vec3 va = da ? state.linVel[a] : zero, vb = db ? state.linVel[b] : zero;
-    const Real wa = da ? length(state.angVel[a]) : Real(0), wb = db ? length(state.angVel[b]) : Real(0);
-    const Real armA = partArm(model.shapeLocal[shapeA], model.shapeRadius[shapeA]);
-    const Real armB = partArm(model.shapeLocal[shapeB], model.shapeRadius[shapeB]);
-    return dt * (length(va - vb) + wa * armA + wb * armB);
+// One side of a pair for the cache's rest test (feature_cache_hd.h pairStepMotion).
+PairSide pairSide(const Model& model, const State& state, int shape) {
+    const int b = model.shapeBody[shape];
+    return PairSide{!model.isStatic(b), state.linVel[b], state.angVel[b],
+                    partArm(model.shapeLocal[shape], model.shapeRadius[shape])};
 }
 
-// The cache's decision for a polytope pair (feature_cache.h): its entry's candidates when they
-// hold at the current poses, new ones when the pair is at rest, else the plain search.
+// The cache's decision for a polytope pair (feature_cache_hd.h decidePairReuse): its entry's
+// candidates when they hold at the current poses, new ones when the pair is at rest, else the
+// plain search (and the entry dropped).
 PairReuse decideReuse(const Model& model, const State& state, const WorldShapes& world, int shapeA, int shapeB,
                       const NarrowPhaseSettings& settings, const NarrowPhaseSettings& base, FeatureCacheEntry* entry) {
     PairReuse r;
     if (!entry) return r;
-    r.entry = entry;
     const ConvexPolytope& a = *world.polytopes[shapeA].source;
     const ConvexPolytope& b = *world.polytopes[shapeB].source;
-    if (entry->pair.shapeA == shapeA && entry->pair.shapeB == shapeB &&
-        candidatesHold(*entry, a, b, world.pose[shapeA], world.pose[shapeB], settings, r.delta)) {
-        r.mode = PairReuse::Reuse;
-        return r;
-    }
-    const Real slack = kSlackFraction * base.margin;
-    const Real motion = stepMotion(model, state, shapeA, shapeB, settings.dt > 0 ? settings.dt : Real(1.0 / 60));
-    if (!(slack > 0) || !(motion < Real(0.25) * slack)) {
+    const bool held = entry->pair == ShapePair{shapeA, shapeB} && entry->polytopeA == &a && entry->polytopeB == &b;
+    r.mode = decidePairReuse(held ? &entry->frame : nullptr, LocalBounds{a.centroid, a.boundingRadius},
+                             LocalBounds{b.centroid, b.boundingRadius}, world.pose[shapeA], world.pose[shapeB], settings,
+                             base.margin, pairSide(model, state, shapeA), pairSide(model, state, shapeB), r.delta);
+    if (r.mode == ReuseMode::Full) {
         entry->pair = ShapePair{-1, -1};   // no entry: the plain search
         return PairReuse{};
     }
-    entry->pair = ShapePair{shapeA, shapeB};
-    entry->polytopeA = &a;
-    entry->polytopeB = &b;
-    r.mode = PairReuse::Rebuild;
+    r.entry = entry;
+    if (r.mode == ReuseMode::Rebuild) {
+        entry->pair = ShapePair{shapeA, shapeB};
+        entry->polytopeA = &a;
+        entry->polytopeB = &b;
+    }
     return r;
 }
 
 // collideShapes over the world frame of `world`; entry: the pair's slot in the feature cache
 // (null: no cache).
-// Returns what the pair did (PairReuse::Mode).
-int collideCachedPair(const Model& model, const State& state, const WorldShapes& world, int shapeA, int shapeB,
-                      const NarrowPhaseSettings& baseSettings, std::vector<PotentialContact>& out,
-                      FeatureCacheEntry* entry) {
+// Returns what the pair did (ReuseMode).
+ReuseMode collideCachedPair(const Model& model, const State& state, const WorldShapes& world, int shapeA, int shapeB,
+                            const NarrowPhaseSettings& baseSettings, std::vector<PotentialContact>& out,
+                            FeatureCacheEntry* entry) {
     const NarrowPhaseSettings settings = pairSettings(model, state, shapeA, shapeB, baseSettings);
     const size_t first = out.size();
     const bool sphereA = model.shapeType[shapeA] == ShapeType::Sphere;
     const bool sphereB = model.shapeType[shapeB] == ShapeType::Sphere;
     const Real ra = model.shapeRadius[shapeA], rb = model.shapeRadius[shapeB];
-    int mode = PairReuse::Full;
+    ReuseMode mode = ReuseMode::Full;
     if (sphereA && sphereB) collideSpheres(world.pose[shapeA].pos, ra, world.pose[shapeB].pos, rb, settings, out);
     else if (sphereA) collideSphereWorld(world.pose[shapeA].pos, ra, true, world.polytopes[shapeB], settings, out);
     else if (sphereB) collideSphereWorld(world.pose[shapeB].pos, rb, false, world.polytopes[shapeA], settings, out);
@@ -215,7 +208,7 @@ int collideCachedPair(const Model& model, const State& state, const WorldShapes&
         const WorldPolytope& wa = world.polytopes[shapeA];
         const WorldPolytope& wb = world.polytopes[shapeB];
         const PairReuse reuse = decideReuse(model, state, world, shapeA, shapeB, settings, baseSettings, entry);
-        if (reuse.mode == PairReuse::Rebuild)
+        if (reuse.mode == ReuseMode::Rebuild)
             buildCandidates(wa.view(), wb.view(), world.pose[shapeA], world.pose[shapeB], settings,
                             kSlackFraction * baseSettings.margin, *reuse.entry);
         collideWorldPolytopes(wa, wb, settings, out, reuse);
@@ -250,9 +243,9 @@ void storeCache(const std::vector<ShapePair>& pairs, const std::vector<uint8_t>&
     cache.entries.clear();
     cache.reusedPairs = cache.rebuiltPairs = cache.fullPairs = 0;
     for (size_t i = 0; i < pairs.size(); ++i) {
-        cache.reusedPairs += modes[i] == PairReuse::Reuse;
-        cache.rebuiltPairs += modes[i] == PairReuse::Rebuild;
-        cache.fullPairs += modes[i] == PairReuse::Full;
+        cache.reusedPairs += modes[i] == uint8_t(ReuseMode::Reuse);
+        cache.rebuiltPairs += modes[i] == uint8_t(ReuseMode::Rebuild);
+        cache.fullPairs += modes[i] == uint8_t(ReuseMode::Full);
         if (slots[i].pair == pairs[i]) cache.entries.push_back(std::move(slots[i]));
     }
     if (!std::is_sorted(cache.entries.begin(), cache.entries.end(),
@@ -277,7 +270,7 @@ void collidePairs(const Model& model, const State& state, const std::vector<Shap
     std::vector<FeatureCacheEntry>& slots = slotStore;
     std::vector<uint8_t>& modes = modeStore;
     if (featureCache) alignCache(pairs, *featureCache, slots);
-    modes.assign(n, PairReuse::Full);
+    modes.assign(n, uint8_t(ReuseMode::Full));
     auto runPair = [&](int i, std::vector<PotentialContact>& sink) {
         modes[i] = (uint8_t)collideCachedPair(model, state, world, pairs[i].shapeA, pairs[i].shapeB, settings, sink,
                                               featureCache ? &slots[i] : nullptr);

@@ -98,6 +98,15 @@ CS_HD void atomicMaxInt(int* to, int value) {
 #endif
 }
 
+// *to += value from many threads; returns the value before (a bump allocation's offset).
+CS_HD int atomicAddInt(int* to, int value) {
+#if defined(__CUDA_ARCH__)
+    return atomicAdd(to, value);
+#else
+    return __atomic_fetch_add(to, value, __ATOMIC_RELAXED);
+#endif
+}
+
 // w += v from many threads (the fast scatter of the CUDA executor; its sums vary in the last bits
 // from run to run, which the deterministic scatter avoids).
 CS_HD void atomicAddReal(Real* to, Real v) {

@@ -9,7 +9,10 @@
 //               by (shapeA, shapeB): the CPU's findPairs, as a set and in the same order
 //   narrow      one pair per thread into its slots (collideShapePair, speculative widening per
 //               pair as the CPU's pairSettings), a scan of the counts
-//               compacts them in pair order, i.e. in ContactKey order as on the CPU
+//               compacts them in pair order, i.e. in ContactKey order as on the CPU; with
+//               narrow-phase reuse (WorldSettings::narrowReuse), a polytope pair at rest runs the
+//               exact tests on its candidates of an earlier substep (collideReusingPair: the CPU's
+//               decision and tests, feature_cache_hd.h)
 //   rows        the standard model's duplicate merge (a keep flag per contact, a scan) and three
 //               rows per kept contact, warm impulses found in last substep's sorted cache; with
 //               row culling (engine/contact/row_culling.h), the contacts that cannot close within
@@ -146,6 +149,102 @@ void recordBroadPhase(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws) 
     ex.sortKeys(pairs, sortedPairs, capacity);
 }
 
+// Narrow-phase reuse on the pipeline's data: the last substep's entries (in pair order, the keys
+// sorted) and candidates, this substep's, and the count of the new pool's candidates handed out.
+struct PairCacheView {
+    const PairCacheEntry* last;
+    const FeatureCandidate* lastCandidates;
+    PairCacheEntry* next;
+    FeatureCandidate* nextCandidates;
+    int lastCount, capacity;
+    int* used;
+};
+
+// The last substep's entry of pair `key`, or null (no entry, or the pair had none).
+CS_HD const PairCacheEntry* findPairCacheEntry(const PairCacheEntry* entries, int count, uint64_t key) {
+    int lo = 0, hi = count;
+    while (lo < hi) {
+        const int mid = (lo + hi) / 2;
+        if (entries[mid].key < key) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < count && entries[lo].key == key && entries[lo].count >= 0 ? &entries[lo] : nullptr;
+}
+
+// A contiguous stretch of n candidates of the new pool, or -1 when it is full (the step then runs
+// again with a larger one: recordNarrowPhase).
+CS_HD int takeCandidates(const PairCacheView& cache, int n) {
+    const int at = atomicAddInt(cache.used, n);
+    return at + n <= cache.capacity ? at : -1;
+}
+
+// Pair p (shapes sa < sb, pair settings s) with narrow-phase reuse, as collidePairs does on the
+// CPU with a FeatureCache (narrow_phase.cpp collideCachedPair): the decision of decidePairReuse on
+// the pair's last entry; Reuse runs the exact tests on those candidates and keeps them for the
+// next substep; Rebuild lists new ones at the current poses (counted first, then written into
+// the pool) and runs the tests on them; Full (a moving pair, or a sphere) runs the plain search and
+// keeps no entry. A pool too small for the candidates: the plain search, the same contacts
+// (feature_cache.h), and overflow set by the caller. Returns the decision.
+CS_HD ReuseMode collideReusingPair(const FlatModelView& m, const ShapeWorldView& w, const PairCacheView& cache, int p,
+                                   uint64_t key, int sa, int sb, const NarrowPhaseSettings& s, Real baseMargin,
+                                   const PairSide& sideA, const PairSide& sideB, ContactSink& sink) {
+    PairCacheEntry& entry = cache.next[p];
+    entry.key = key;
+    entry.count = -1;
+    if (m.shapePolytope[sa] < 0 || m.shapePolytope[sb] < 0) {
+        collideShapePair(m, w, sa, sb, s, sink);
+        return ReuseMode::Full;
+    }
+    const FlatPolytope& pa = m.polytopes[m.shapePolytope[sa]];
+    const FlatPolytope& pb = m.polytopes[m.shapePolytope[sb]];
+    const PairCacheEntry* last = findPairCacheEntry(cache.last, cache.lastCount, key);
+    Real delta = 0;
+    const ReuseMode mode = decidePairReuse(last ? &last->frame : nullptr, LocalBounds{pa.centroid, pa.boundingRadius},
+                                           LocalBounds{pb.centroid, pb.boundingRadius}, w.pose[sa], w.pose[sb], s,
+                                           baseMargin, sideA, sideB, delta);
+    const PolytopeView A = shapePolytopeView(m, w, sa), B = shapePolytopeView(m, w, sb);
+    const FeatureCandidate* candidates = nullptr;
+    const CandidateFrame* frame = nullptr;
+    int n = 0;
+    if (mode == ReuseMode::Reuse) {
+        candidates = cache.lastCandidates + last->first;
+        n = last->count;
+        frame = &last->frame;
+        const int at = takeCandidates(cache, n);
+        if (at >= 0) {
+            for (int k = 0; k < n; ++k) cache.nextCandidates[at + k] = candidates[k];
+            entry.first = at;
+            entry.count = n;
+            entry.frame = last->frame;
+        }
+    } else if (mode == ReuseMode::Rebuild) {
+        const Real slack = kSlackFraction * baseMargin;
+        CandidateSink counted{nullptr, 0, 0};
+        buildCandidates(A, B, w.pose[sa], w.pose[sb], s, slack, entry.frame, counted);
+        const int at = takeCandidates(cache, counted.count);
+        if (at >= 0) {
+            CandidateSink into{cache.nextCandidates + at, counted.count, 0};
+            buildCandidates(A, B, w.pose[sa], w.pose[sb], s, slack, entry.frame, into);
+            entry.first = at;
+            entry.count = into.count;
+            candidates = into.out;
+            n = into.count;
+            frame = &entry.frame;
+        }
+    }
+    const int first = sink.count;
+    if (!frame) collidePolytopePair(A, B, s, sink);
+    else if (boundsMayTouch(A.centroid, A.boundingRadius, B.centroid, B.boundingRadius, s.margin))
+        collideCandidates(A, B, s, *frame, candidates, n, delta, sink);
+    for (int i = first, stored = sink.stored(); i < stored; ++i) {
+        sink.out[i].shapeA = sa;
+        sink.out[i].shapeB = sb;
+        sink.out[i].bodyA = m.shapeBody[sa];
+        sink.out[i].bodyB = m.shapeBody[sb];
+    }
+    return mode;
+}
+
 template <class Exec>
 void recordNarrowPhase(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws) {
     const FlatModelView m = d.model;
@@ -158,7 +257,12 @@ void recordNarrowPhase(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws)
     int *count = d.pairContactCount.data(), *offset = d.pairContactOffset.data(), *pairFirst = d.contactPairFirst.data();
     const Vec3 *linVel = d.linVel.data(), *angVel = d.angVel.data();
     const NarrowPhaseSettings narrow = substepNarrowSettings(ws);
+    const bool reuse = ws.narrowReuse;
+    PairCacheEntry *entries0 = d.pairCache[0].data(), *entries1 = d.pairCache[1].data();
+    FeatureCandidate *pool0 = d.candidates[0].data(), *pool1 = d.candidates[1].data();
+    const int candidateCapacity = d.candidateCapacity;
 
+    if (reuse) ex.serial(nullptr, [=] CS_LAMBDA() { c->candidatesUsed = c->reusedPairs = c->rebuiltPairs = c->fullPairs = 0; });
     ex.forEach(pairCapacity, nullptr, nullptr, [=] CS_LAMBDA(int p) {
         if (p >= c->pairCount) {
             count[p] = 0;
@@ -168,15 +272,34 @@ void recordNarrowPhase(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws)
         const int sa = int(pairs[p] >> 32), sb = int(uint32_t(pairs[p]));
         const int ba = m.shapeBody[sa], bb = m.shapeBody[sb];   // speculative widening (pairSettings)
         const Real armA = partArm(m.shapeLocal[sa], m.shapeRadius[sa]), armB = partArm(m.shapeLocal[sb], m.shapeRadius[sb]);
-        const NarrowPhaseSettings ps = widenedPairSettings(narrow, m.invMass[ba] != Real(0), linVel[ba], angVel[ba], armA,
-                                                           m.invMass[bb] != Real(0), linVel[bb], angVel[bb], armB);
-        collideShapePair(m, world, sa, sb, ps, sink);
+        const bool dynamicA = m.invMass[ba] != Real(0), dynamicB = m.invMass[bb] != Real(0);
+        const NarrowPhaseSettings ps = widenedPairSettings(narrow, dynamicA, linVel[ba], angVel[ba], armA,
+                                                           dynamicB, linVel[bb], angVel[bb], armB);
+        if (reuse) {
+            const int side = c->reuseSide;
+            const PairCacheView cache{side ? entries1 : entries0, side ? pool1 : pool0, side ? entries0 : entries1,
+                                      side ? pool0 : pool1, c->reusePairs, candidateCapacity, &c->candidatesUsed};
+            const ReuseMode mode = collideReusingPair(m, world, cache, p, pairs[p], sa, sb, ps, narrow.margin,
+                                                      PairSide{dynamicA, linVel[ba], angVel[ba], armA},
+                                                      PairSide{dynamicB, linVel[bb], angVel[bb], armB}, sink);
+            atomicAddInt(mode == ReuseMode::Reuse ? &c->reusedPairs
+                         : mode == ReuseMode::Rebuild ? &c->rebuiltPairs : &c->fullPairs, 1);
+        } else {
+            collideShapePair(m, world, sa, sb, ps, sink);
+        }
         count[p] = sink.stored();
         if (sink.count > slots) {   // a sink too small: the step runs again with larger slots
             atomicMaxInt(&c->neededSlots, sink.count);
             atomicSetFlag(&c->overflow);
         }
     });
+    if (reuse)   // this substep's entries become the last ones; a pool too small: grow, run again
+        ex.serial(nullptr, [=] CS_LAMBDA() {
+            c->reuseSide ^= 1;
+            c->reusePairs = c->pairCount;
+            c->neededCandidates = c->candidatesUsed > c->neededCandidates ? c->candidatesUsed : c->neededCandidates;
+            if (c->candidatesUsed > candidateCapacity) c->overflow = 1;
+        });
     ex.exclusiveScan(count, offset, pairCapacity);
     ex.serial(nullptr, [=] CS_LAMBDA() {
         const int total = pairCapacity > 0 ? offset[pairCapacity - 1] + count[pairCapacity - 1] : 0;

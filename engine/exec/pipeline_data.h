@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "engine/collision/feature_cache_hd.h"
 #include "engine/exec/condensed_solve.h"
 #include "engine/exec/executor.h"
 #include "engine/exec/pipeline_fem_data.h"
@@ -63,6 +64,12 @@ struct StepCounters {
     int axis;                  // sweep axis
     Vec3 centreSum, centreSumSq;   // of the AABB centres (the sweep axis)
     Real maxPenetration;       // m, max over kept contacts of -gap
+    // Narrow-phase reuse (engine/collision/feature_cache_hd.h; recordNarrowPhase)
+    int reuseSide;             // pairCache[reuseSide] and candidates[reuseSide]: the last substep's entries
+    int reusePairs;            // how many (0: none, as after an upload, a re-run of several substeps, or reuse off)
+    int candidatesUsed;        // candidates this substep's entries asked for (past the pool: overflow)
+    int neededCandidates;      // the most of the step
+    int reusedPairs, rebuiltPairs, fullPairs;   // this substep's decisions (FeatureCache's counts)
     int colourEntries;         // 2 * rowCapacity: the scatter entries sorted
     // Newton ([NSN] Algorithm 1)
     int newtonActive;          // 1 while the merit is above the tolerance and iterations are left
@@ -108,12 +115,20 @@ struct CcpControl {
     Real lipschitz, theta, beta, fy, fx, gStep, dist, progress, num;   // APGD
 };
 
+// A pair's narrow-phase reuse entry (feature_cache_hd.h), one per pair of a substep in pair order.
+struct PairCacheEntry {
+    uint64_t key;              // shapeA << 32 | shapeB, as the pair's
+    int first, count;          // its candidates in the side's pool; count < 0: no entry (the plain search)
+    CandidateFrame frame;      // P0, C, s, the separation at P0
+};
+
 // What the pipeline runs with, beside the world's settings.
 struct PipelineOptions {
     bool deterministic = true;     // CUDA: the sorted scatter (no float atomics); the host is always so
     int initialPairs = 0;          // first capacities; 0: 8 per shape (tests force them small)
     int initialContacts = 0;
     int initialSlots = 16;         // contacts one pair may store before the step re-runs
+    int initialCandidates = 0;     // narrow-phase reuse's candidate pool; 0: 16 per pair
 };
 
 template <class Exec>
@@ -170,6 +185,11 @@ struct PipelineData {
     Buffer<Real> penetration;
     Buffer<WarmImpulse> warm, warmNext, warmAtStart;
     int pairCapacity = 0, contactCapacity = 0, rowCapacity = 0, pairSlots = 0;
+    // Narrow-phase reuse: two sides, the last substep's entries (read) and this substep's (written),
+    // StepCounters::reuseSide says which is which; (pairs) entries, (candidateCapacity) candidates.
+    Buffer<PairCacheEntry> pairCache[2];
+    Buffer<FeatureCandidate> candidates[2];
+    int candidateCapacity = 0;
 
     // ---- rows and the solver ----
     Buffer<int> kind, rowBodyA, rowBodyB, normalRow, owner, runHead;
@@ -204,6 +224,13 @@ struct PipelineData {
     StepCounters hostCounters{};               // the host's copy after the step's one sync
 };
 
+// Sizes narrow-phase reuse's candidate pools (contents kept).
+template <class Exec>
+void reserveCandidates(PipelineData<Exec>& d, int candidates) {
+    d.candidateCapacity = candidates;
+    for (auto* b : {&d.candidates[0], &d.candidates[1]}) b->reserve(std::max(candidates, 1));
+}
+
 // Sizes every buffer whose length depends on the contact capacities (contents kept).
 template <class Exec>
 void reserveContacts(PipelineData<Exec>& d, int pairs, int slots, int contacts) {
@@ -216,6 +243,7 @@ void reserveContacts(PipelineData<Exec>& d, int pairs, int slots, int contacts) 
     d.pairKeys.reserve(pairs); d.pairKeysOut.reserve(pairs);
     d.pairContactCount.reserve(pairs); d.pairContactOffset.reserve(pairs);
     d.slots.reserve(size_t(pairs) * slots);
+    for (auto* b : {&d.pairCache[0], &d.pairCache[1]}) b->reserve(pairs);
     for (auto* b : {&d.contactPairFirst, &d.keep, &d.keepOffset, &d.culled}) b->reserve(contacts);
     d.contacts.reserve(contacts);
     d.penetration.reserve(contacts);
@@ -308,6 +336,7 @@ void uploadModel(Exec& ex, PipelineData<Exec>& d, const Model& model, const Pipe
         const int automatic = 8 * (d.shapes + 8);
         reserveContacts(d, options.initialPairs > 0 ? options.initialPairs : automatic, std::max(options.initialSlots, 1),
                         options.initialContacts > 0 ? options.initialContacts : automatic);
+        reserveCandidates(d, options.initialCandidates > 0 ? options.initialCandidates : 16 * d.pairCapacity);
     } else {
         reserveContacts(d, d.pairCapacity, d.pairSlots, d.contactCapacity);   // the FEM rows may have changed
     }

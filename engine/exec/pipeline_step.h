@@ -4,7 +4,8 @@
 //
 //   prepare      per body: activity, inverse mass and inertia, u~          pipeline_collide.h
 //   broad        shapes into the world, sweep and prune                      pipeline_collide.h
-//   narrow       feature pairs per shape pair, compacted in pair order      pipeline_collide.h
+//   narrow       feature pairs per shape pair (reusing the candidates of    pipeline_collide.h
+//                pairs at rest: feature_cache_hd.h), compacted in pair order
 //   rows         joints, couplings and the drag first                         pipeline_joints.h
 //                the standard model's merge and rows, warm impulses         pipeline_collide.h
 //   solve        non-smooth Newton with Jacobi / Gauss-Seidel / PCG / PCR   pipeline_newton.h
@@ -19,8 +20,8 @@
 //                boundary nodes against FEM triangles (FEM-FEM, self)        pipeline_fem_femcontact.h
 //
 // World::step stays beside it as the CPU reference: it also runs what this pipeline does not
-// (PEG, PLUS, compliant, projection, redetection, sleeping, narrow-phase reuse, whose contacts are
-// the full search's bit for bit, and the culling of FEM contacts), and it is the outside check
+// (PEG, PLUS, compliant, projection, redetection, sleeping, and the culling of FEM contacts), and
+// it is the outside check
 // of the parity test (tests/test_exec_parity.cpp). PipelineWorld drives the pipeline on a World:
 // it uploads the world when the host changed it, records one step (all substeps), and makes ONE
 // synchronization, after which the counters and the state are on the host. When a count outgrew

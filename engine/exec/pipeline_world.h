@@ -57,6 +57,8 @@ private:
     int femWarm_ = 0;              // the executor holds last step's FEM row impulses
     int femContactWarm_ = 0;       // entries of the FEM contacts' warm cache
     std::vector<Real> jointWarm_;  // State::jointWarm at the step's start (sent on every try)
+    int reuseSide_ = 0;            // narrow-phase reuse: the side holding the last substep's entries,
+    int reusePairs_ = 0;           // and how many (0: none; an upload drops them)
     long long generation_ = 0;     // buffers moved (upload, growth): a recorded graph is stale
     StepProfile profile_;
     SolveStats stats_;
@@ -76,6 +78,7 @@ void PipelineWorld<Exec>::upload() {
     ex_.upload(d_.rot.data(), state.rot.data(), n);
     ex_.upload(d_.linVel.data(), state.linVel.data(), n);
     ex_.upload(d_.angVel.data(), state.angVel.data(), n);
+    reusePairs_ = 0;   // the host moved things: no narrow-phase reuse entries (World::reset clears its cache too)
     warmCount_ = world_.settings.solver.warmStart ? (int)state.warm.size() : 0;
     if (warmCount_ > d_.contactCapacity) {
         reserveContacts(d_, d_.pairCapacity, d_.pairSlots, warmCount_);
@@ -144,6 +147,7 @@ void PipelineWorld<Exec>::grow() {
     const int slots = std::max(d_.pairSlots, c.neededSlots);
     const int contacts = c.neededContacts > d_.contactCapacity ? 2 * c.neededContacts : d_.contactCapacity;
     if (c.neededFemContacts > d_.fem.contactCapacity) reserveFemContacts(d_.fem, 2 * c.neededFemContacts);
+    if (c.neededCandidates > d_.candidateCapacity) reserveCandidates(d_, 2 * c.neededCandidates);
     reserveContacts(d_, pairs, slots, contacts);
     ++generation_;
     ++buffers_.growthEvents;
@@ -155,7 +159,7 @@ std::vector<double> PipelineWorld<Exec>::signature(bool sorted) const {
     const WorldSettings& w = world_.settings;
     const SolverSettings& s = w.solver;
     return {double(generation_), double(d_.joints.rows), double(d_.joints.dragRows), double(d_.pairCapacity),
-            double(d_.pairSlots), double(d_.contactCapacity),
+            double(d_.pairSlots), double(d_.contactCapacity), double(d_.candidateCapacity), double(w.narrowReuse),
             double(d_.bodies), double(d_.shapes), double(d_.fem.nodes), double(d_.fem.rows), double(d_.fem.contactCapacity), double(sorted), double(w.substeps), double(w.dt),
             double(w.gravity.x), double(w.gravity.y), double(w.gravity.z), double(w.contactMargin),
             double(w.hyperplaneFaces), double(w.frictionScale), double(w.speculative), double(int(s.ncp)),
@@ -209,7 +213,7 @@ void PipelineWorld<Exec>::step() {
     ex_.copy(d_.fem.startVel.data(), d_.fem.vel.data(), nodes);
     ex_.copy(d_.fem.warmAtStart.data(), d_.fem.warm.data(), femWarm_ ? d_.fem.warmSize : 0);
     ex_.copy(d_.fem.contactWarmAtStart.data(), d_.fem.contactWarm.data(), femContactWarm_);
-    for (;;) {
+    for (int attempt = 0;; ++attempt) {
         StepCounters start{};
         start.time = time_;
         start.bodies = n;
@@ -222,6 +226,10 @@ void PipelineWorld<Exec>::step() {
         start.jointWarm = jointWarm;
         start.lastConverged = state.lastSolveConverged ? 1 : 0;
         start.dragSpeed = dragSpeed;
+        // The reuse entries of the step's start, unless a try that overflowed ran a second substep,
+        // which wrote over them (the pipeline keeps two sides): then none, the same contacts.
+        start.reuseSide = reuseSide_;
+        start.reusePairs = attempt == 0 || world_.settings.substeps <= 1 ? reusePairs_ : 0;
         ex_.upload(d_.counters.data(), &start, 1);
         if (jointWarm) ex_.upload(d_.joints.warm.data(), jointWarm_.data(), jointRows);
         // A step whose Newton condenses the FEM rows reads sizes on the host between its stages
@@ -267,6 +275,8 @@ void PipelineWorld<Exec>::step() {
     const StepCounters& c = d_.hostCounters;
     state.time = time_ = lastTime_ = c.time;
     state.lastSolveConverged = c.lastConverged != 0;
+    reuseSide_ = c.reuseSide;
+    reusePairs_ = c.reusePairs;
     state.warm.clear();   // the cache lives in the executor's memory (sync() uploads the host's)
     warmCount_ = c.warmCount;
     femWarm_ = c.femWarm;
