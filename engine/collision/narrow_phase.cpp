@@ -48,12 +48,16 @@ void computeContactAabbs(const Model& model, const State& state, const NarrowPha
 
 NarrowPhaseSettings pairSettings(const Model& model, const State& state, int shapeA, int shapeB,
                                  const NarrowPhaseSettings& s) {
-    if (!(s.motionScale > 0)) return s;
+    if (!(s.motionScale > 0) && !(s.closingSlop >= 0)) return s;
     const int a = model.shapeBody[shapeA], b = model.shapeBody[shapeB];
     const Real armA = partArm(model.shapeLocal[shapeA], model.shapeRadius[shapeA]);   // feature_pairs.h
     const Real armB = partArm(model.shapeLocal[shapeB], model.shapeRadius[shapeB]);
-    return widenedPairSettings(s, !model.isStatic(a), state.linVel[a], state.angVel[a], armA,
-                               !model.isStatic(b), state.linVel[b], state.angVel[b], armB);
+    NarrowPhaseSettings out = widenedPairSettings(s, !model.isStatic(a), state.linVel[a], state.angVel[a], armA,
+                                                  !model.isStatic(b), state.linVel[b], state.angVel[b], armB);
+    if (s.closingSlop >= 0)
+        out.margin = closingPairMargin(out, !model.isStatic(a), state.linVel[a], state.angVel[a], armA,
+                                       !model.isStatic(b), state.linVel[b], state.angVel[b], armB);
+    return out;
 }
 
 void collideShapes(const Model& model, const State& state, int shapeA, int shapeB,
