@@ -48,16 +48,12 @@ void computeContactAabbs(const Model& model, const State& state, const NarrowPha
 
 NarrowPhaseSettings pairSettings(const Model& model, const State& state, int shapeA, int shapeB,
                                  const NarrowPhaseSettings& s) {
-    if (!(s.motionScale > 0) && !(s.closingSlop >= 0)) return s;
+    if (!(s.motionScale > 0)) return s;
     const int a = model.shapeBody[shapeA], b = model.shapeBody[shapeB];
     const Real armA = partArm(model.shapeLocal[shapeA], model.shapeRadius[shapeA]);   // feature_pairs.h
     const Real armB = partArm(model.shapeLocal[shapeB], model.shapeRadius[shapeB]);
-    NarrowPhaseSettings out = widenedPairSettings(s, !model.isStatic(a), state.linVel[a], state.angVel[a], armA,
-                                                  !model.isStatic(b), state.linVel[b], state.angVel[b], armB);
-    if (s.closingSlop >= 0)
-        out.margin = closingPairMargin(out, !model.isStatic(a), state.linVel[a], state.angVel[a], armA,
-                                       !model.isStatic(b), state.linVel[b], state.angVel[b], armB);
-    return out;
+    return widenedPairSettings(s, !model.isStatic(a), state.linVel[a], state.angVel[a], armA,
+                               !model.isStatic(b), state.linVel[b], state.angVel[b], armB);
 }
 
 void collideShapes(const Model& model, const State& state, int shapeA, int shapeB,
@@ -218,6 +214,17 @@ int collideCachedPair(const Model& model, const State& state, const WorldShapes&
     else {
         const WorldPolytope& wa = world.polytopes[shapeA];
         const WorldPolytope& wb = world.polytopes[shapeB];
+        // The relaxation methods (closingSlop >= 0): a pair that a face plane keeps apart by more
+        // than the gap its bodies can close in the step lists nothing (feature_pairs.h closingPairMargin).
+        if (settings.closingSlop >= 0) {
+            const int a = model.shapeBody[shapeA], b = model.shapeBody[shapeB];
+            const Real close = closingPairMargin(
+                settings, !model.isStatic(a), state.linVel[a], state.angVel[a],
+                partArm(model.shapeLocal[shapeA], ra), !model.isStatic(b), state.linVel[b], state.angVel[b],
+                partArm(model.shapeLocal[shapeB], rb));
+            if (separatedByFace(wa.view(), wb.view(), close) || separatedByFace(wb.view(), wa.view(), close))
+                return PairReuse::Full;
+        }
         const PairReuse reuse = decideReuse(model, state, world, shapeA, shapeB, settings, baseSettings, entry);
         if (reuse.mode == PairReuse::Rebuild)
             buildCandidates(wa.view(), wb.view(), world.pose[shapeA], world.pose[shapeB], settings,
