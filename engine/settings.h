@@ -76,6 +76,9 @@ struct SolverSettings {
     SolveMethod method = SolveMethod::Newton;
     SoftSettings soft;
     PgsSettings pgs;
+    Real relaxSlop = Real(0.0005);       // m, soft and pgs: each pair's contacts are listed within the gap its
+                                         //   bodies can close in the step plus this (feature_pairs.h
+                                         //   closingPairMargin), not within contactMargin; < 0: contactMargin
     ContactModelType contactModel = ContactModelType::Standard;
     NcpFunction ncp = NcpFunction::FischerBurmeister;
     LinearSolverType linearSolver = LinearSolverType::PCR;

@@ -440,7 +440,8 @@ void World::softSubstep(Real h) {
         for (int b : {j.bodyA, j.bodyB})
             if (b >= 0 && b < nb) s.jointed[b] = 1;
     prepareSleep(model_, state_, false);
-    const NarrowPhaseSettings narrow = narrowPhaseSettings(settings, h);
+    NarrowPhaseSettings narrow = narrowPhaseSettings(settings, h);
+    narrow.closingSlop = settings.solver.relaxSlop;
 
     auto t = Clock::now();
     findShapePairs(state_, narrow);

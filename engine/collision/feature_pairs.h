@@ -49,6 +49,12 @@ struct NarrowPhaseSettings {
     // SM trap of [PEG] figure 2). For comparing models only (sandbox experiment --models
     // hyperplane, scene key hyperplane_faces).
     bool hyperplane = false;
+    // The relaxation methods' pair filter (SolveMethod::Soft and Pgs; World::softSubstep sets it,
+    // closingPairMargin below): a polytope pair that a face plane keeps apart by more than the gap
+    // its bodies can close within the step lists no contacts (the pyramids' resting neighbours
+    // across 1 mm side gaps); the others list theirs within `margin` as before. < 0: off (the
+    // Newton method and the other models).
+    Real closingSlop = -1;             // m: the gap kept at rest
 };
 
 // Speculative widening, shared by the CPU narrow phase (narrow_phase.cpp shapeMotionReach,
@@ -80,6 +86,26 @@ CS_HD NarrowPhaseSettings widenedPairSettings(const NarrowPhaseSettings& s, bool
     out.regionWidening += reach;
     out.epsTheta += turn < Real(2) ? turn : Real(2);
     return out;
+}
+
+// The gap a relaxation method's pair must be within to list contacts (NarrowPhaseSettings::closingSlop >= 0):
+//   min(margin, closingSlop + kClosingScale dt (|v_A - v_B| + |w_A| R_A + |w_B| R_B) + fall),
+// fall = |g| dt^2 when exactly one of the two moves (gravity alone closes no gap between two
+// falling bodies). The velocities are the step's start; kClosingScale allows for their change
+// within the step (contacts, gravity against a supported body), and the slop for a gap that
+// gravity and the solve close from rest. A gap the step does not close needs no contact: an open
+// contact takes no impulse unless it closes (soft_step_hd.h, pgs_step_hd.h), and one that closes
+// unlisted is found overlapping at the next step and pushed out. Never larger than the margin.
+constexpr Real kClosingScale = 2;
+
+CS_HD Real closingPairMargin(const NarrowPhaseSettings& s, bool dynamicA, Vec3 vA, Vec3 wA, Real armA,
+                             bool dynamicB, Vec3 vB, Vec3 wB, Real armB) {
+    const Vec3 zero{0, 0, 0};
+    const Vec3 va = dynamicA ? vA : zero, vb = dynamicB ? vB : zero;
+    const Real wa = dynamicA ? length(wA) : Real(0), wb = dynamicB ? length(wB) : Real(0);
+    const Real fall = dynamicA != dynamicB ? s.gravity * s.dt * s.dt : Real(0);
+    const Real m = s.closingSlop + kClosingScale * s.dt * (length(va - vb) + wa * armA + wb * armB) + fall;
+    return m < s.margin ? m : s.margin;
 }
 
 CS_HD PotentialContact makePotentialContact(PairType type, uint32_t fa, uint32_t fb, Vec3 pA,

@@ -207,6 +207,17 @@ ReuseMode collideCachedPair(const Model& model, const State& state, const WorldS
     else {
         const WorldPolytope& wa = world.polytopes[shapeA];
         const WorldPolytope& wb = world.polytopes[shapeB];
+        // The relaxation methods (closingSlop >= 0): a pair that a face plane keeps apart by more
+        // than the gap its bodies can close in the step lists nothing (feature_pairs.h closingPairMargin).
+        if (settings.closingSlop >= 0) {
+            const int a = model.shapeBody[shapeA], b = model.shapeBody[shapeB];
+            const Real close = closingPairMargin(
+                settings, !model.isStatic(a), state.linVel[a], state.angVel[a],
+                partArm(model.shapeLocal[shapeA], ra), !model.isStatic(b), state.linVel[b], state.angVel[b],
+                partArm(model.shapeLocal[shapeB], rb));
+            if (separatedByFace(wa.view(), wb.view(), close) || separatedByFace(wb.view(), wa.view(), close))
+                return PairReuse::Full;
+        }
         const PairReuse reuse = decideReuse(model, state, world, shapeA, shapeB, settings, baseSettings, entry);
         if (reuse.mode == ReuseMode::Rebuild)
             buildCandidates(wa.view(), wb.view(), world.pose[shapeA], world.pose[shapeB], settings,
