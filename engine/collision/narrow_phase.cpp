@@ -216,7 +216,7 @@ ReuseMode collideCachedPair(const Model& model, const State& state, const WorldS
                 partArm(model.shapeLocal[shapeA], ra), !model.isStatic(b), state.linVel[b], state.angVel[b],
                 partArm(model.shapeLocal[shapeB], rb));
             if (separatedByFace(wa.view(), wb.view(), close) || separatedByFace(wb.view(), wa.view(), close))
-                return PairReuse::Full;
+                return ReuseMode::Full;
         }
         const PairReuse reuse = decideReuse(model, state, world, shapeA, shapeB, settings, baseSettings, entry);
         if (reuse.mode == ReuseMode::Rebuild)
