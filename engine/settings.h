@@ -87,9 +87,9 @@ struct SolverSettings {
     int newtonIterations = 8;
     int farNewtonIterations = 0;         // > newtonIterations: a step that reaches newtonIterations with its
                                          //   merit above kFarNewtonMerit goes on, up to this many (newton.cpp).
-                                         //   Set by World for a step with sleeping on (islands.h says why);
-                                         //   not a scene key, and the step pipeline (which declines sleeping)
-                                         //   does not read it
+                                         //   World raises it to twice the cap for a step with sleeping on
+                                         //   (islands.h says why); not a scene key; the step pipeline
+                                         //   declines a world that sets it
     int linearIterations = 40;
     Real newtonTolerance = Real(1e-5);   // m/s: stop when the NCP merit ||phi|| drops below this.
                                          // Measured on the pyramid: 3e-5 or 1e-4 let the stack

@@ -19,6 +19,13 @@ using namespace cs;
 
 namespace {
 
+// With sleeping on, World lets a step far from converged at the Newton cap go on to twice the cap
+// (islands.h "Settling after a disturbance"); a run without sleeping that is compared with it gets
+// the same far cap, so that the two solve alike until bodies sleep.
+void sameFarCap(WorldSettings& settings) {
+    settings.solver.farNewtonIterations = kFarNewtonFactor * settings.solver.newtonIterations;
+}
+
 World loadWorld(const std::string& scene, bool sleeping) {
     Model model;
     WorldSettings settings;
@@ -26,6 +33,7 @@ World loadWorld(const std::string& scene, bool sleeping) {
     std::string error;
     REQUIRE_MESSAGE(loadScene(scene, model, settings, info, &error), error);
     settings.sleeping = sleeping;
+    if (!sleeping) sameFarCap(settings);
     return World(std::move(model), settings);
 }
 
@@ -81,18 +89,25 @@ Model stackModel(int count, Real spawn) {
 }  // namespace
 
 TEST_CASE("sleeping: table_pile settles asleep where the run without sleeping comes to rest") {
-    // Eight compound tables dropped into a pile. After 6 s both runs are at rest; the sleeping
+    // Eight compound tables dropped into a pile. After 8 s both runs are at rest (with the far
+    // Newton cap the last table settles between 6 and 8 s, the others sooner); the sleeping
     // run's poses are frozen where each island fell asleep (every body below 0.05 m/s and
     // 2 deg/s for 0.5 s), the other run's bodies are still stepped.
     World awake = loadWorld("table_pile", false), asleep = loadWorld("table_pile", true);
-    run(awake, 6);
-    run(asleep, 6);
+    run(awake, 8);
+    run(asleep, 8);
     const int tables = asleep.model().bodyCount() - 1;
     CHECK(asleep.sleepingBodies() == tables);
     CHECK(awake.sleepingBodies() == 0);
     const Real shift = largestShift(awake, asleep);
-    MESSAGE("table_pile at 6 s: largest centre shift between the runs ", shift, " m");
-    CHECK(shift < Real(1e-5));
+    MESSAGE("table_pile at 8 s: largest centre shift between the runs ", shift, " m; awake run's kinetic energy ",
+            awake.kineticEnergy(), " J");
+    // Measured 1.8e-4 m with the far Newton cap (1e-5 m without it): the last table falls asleep
+    // below the sleep speeds while still creeping, and the awake one creeps 0.2 mm further before
+    // it stops (kinetic energy 1.6e-11 J at 8 s). The sleep speeds allow far more (0.05 m/s held
+    // 0.5 s); 1 mm keeps the check on "the pile sleeps where it comes to rest".
+    CHECK(awake.kineticEnergy() < Real(1e-6));
+    CHECK(shift < Real(1e-3));
     // A sleeping pile costs nothing past the broad phase: no contacts, no rows.
     CHECK(asleep.contacts().empty());
     CHECK(asleep.solveStats().rows == 0);
@@ -125,6 +140,7 @@ TEST_CASE("sleeping: a box dropped onto a sleeping stack wakes it and lands as w
     // above the top and 0.3 m off the axis, and lands on it.
     World awake(stackModel(3, 2), {}), asleep(stackModel(3, 2), {});
     asleep.settings.sleeping = true;
+    sameFarCap(awake.settings);
     run(awake, Real(1.9));
     run(asleep, Real(1.9));
     CHECK(asleep.sleepingBodies() == 3);
@@ -187,6 +203,7 @@ TEST_CASE("sleeping: the view still draws a sleeping stack's contacts, with the 
 TEST_CASE("sleeping: a woken island starts from its stored impulses") {
     World awake(stackModel(3, 2), {}), asleep(stackModel(3, 2), {});
     asleep.settings.sleeping = true;
+    sameFarCap(awake.settings);
     run(awake, Real(1.9));
     run(asleep, Real(1.9));
     REQUIRE(asleep.sleepingBodies() == 3);
@@ -287,6 +304,41 @@ TEST_CASE("sleeping: a drag held still on the pyramid leaves the rest asleep whe
             "; largest centre shift against whole waking ", shift, " m");
     CHECK(asleepSteps > steps / 2);
     CHECK(shift < Real(1e-6));
+}
+
+// The app's off-centre grab: the pyramid's top box taken at a point on its face, pulled 2 m
+// sideways and 0.5 m back over 1 s, let go at 2.5 s. Stopped at the Newton cap of 8 with the
+// merit far off, each landing of the rocking wall gave its energy back and the pile stayed awake
+// for good (90 boxes awake at 6 s); with the far cap (islands.h "Settling after a disturbance")
+// every box sleeps again (measured: all 91 at 4.5 s).
+TEST_CASE("sleeping: the pyramid sleeps again after an off-centre drag slides its top box off") {
+    World w = loadWorld("pyramid", true);
+    int top = -1;
+    for (int b = 0; b < w.model().bodyCount(); ++b)
+        if (w.model().bodyName[b] == "box_90") top = b;
+    REQUIRE(top >= 0);
+    run(w, 1);
+    const Vec3 grab{Real(0.068), Real(-0.168), Real(0.25)};   // box frame, m: on the top face, off centre
+    const Vec3 from = w.state().pos[top] + rotate(w.state().rot[top], grab);
+    const int dragSteps = int(std::lround(1.5 / w.settings.dt));
+    for (int i = 0; i < dragSteps; ++i) {   // 1 s of motion, then 0.5 s held at the end
+        const Real f = std::min(Real(i + 1) * w.settings.dt, Real(1));
+        w.setDrag(top, grab, from + f * Vec3{2, Real(0.5), 0});
+        w.step();
+        REQUIRE_FALSE(w.lastStepFailed());
+    }
+    w.clearDrag();
+    int firstAllAsleep = -1;
+    const int after = int(std::lround(3.5 / w.settings.dt));
+    for (int i = 0; i < after; ++i) {
+        w.step();
+        REQUIRE_FALSE(w.lastStepFailed());
+        if (w.sleepingBodies() == 91 && firstAllAsleep < 0)
+            firstAllAsleep = i;
+    }
+    MESSAGE("pyramid after an off-centre drag and release: asleep at the end ", w.sleepingBodies(), " of 91; all asleep ",
+            firstAllAsleep < 0 ? -1.0 : double(firstAllAsleep + 1) * double(w.settings.dt), " s after the release");
+    CHECK(w.sleepingBodies() == 91);
 }
 
 TEST_CASE("sleeping: a joint's moved anchor wakes its island; a driven joint keeps its island awake") {
