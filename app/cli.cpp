@@ -32,6 +32,18 @@ bool parseFraction(const std::string& s, double& v) {
     return std::isfinite(v);
 }
 
+// Three numbers "X,Y,Z", each within 1000 (metres): 0, or 1 where the commas are wrong, 2 where
+// a number is malformed or out of range.
+int parseTriple(std::string s, double out[3]) {
+    for (int k = 0; k < 3; ++k) {
+        const size_t comma = s.find(',');
+        if ((k < 2) != (comma != std::string::npos)) return 1;
+        if (!parseDouble(s.substr(0, comma), out[k]) || std::fabs(out[k]) > 1e3) return 2;
+        s = k < 2 ? s.substr(comma + 1) : "";
+    }
+    return 0;
+}
+
 bool parseInt(const std::string& s, long long& v) {
     if (s.empty()) return false;
     char* end = nullptr;
@@ -223,23 +235,11 @@ bool parseRunOptions(int argc, char** argv, int first, RunOptions& o, std::strin
             }
             if (!start.empty() && (!parseDouble(start, d) || !(d >= 0) || d > 1e6)) return bad("NAME:DX,DY,DZ[@T], T >= 0 s");
             if (!start.empty()) o.dragStart = d;
-            for (int k = 0; k < 3; ++k) {
-                const size_t comma = move.find(',');
-                if ((k < 2) != (comma != std::string::npos)) return bad("NAME:DX,DY,DZ[@T]");
-                if (!parseDouble(move.substr(0, comma), d) || std::fabs(d) > 1e3) return bad("NAME:DX,DY,DZ[@T], |D| <= 1000 m");
-                o.dragMove[k] = d;
-                move = k < 2 ? move.substr(comma + 1) : "";
-            }
+            if (const int e = parseTriple(move, o.dragMove))
+                return bad(e == 1 ? "NAME:DX,DY,DZ[@T]" : "NAME:DX,DY,DZ[@T], |D| <= 1000 m");
             o.dragBody = v.substr(0, colon);
         } else if (a == "--drag-point") {
-            std::string rest = v;
-            for (int k = 0; k < 3; ++k) {
-                const size_t comma = rest.find(',');
-                if ((k < 2) != (comma != std::string::npos)) return bad("LX,LY,LZ");
-                if (!parseDouble(rest.substr(0, comma), d) || std::fabs(d) > 1e3) return bad("LX,LY,LZ, |L| <= 1000 m");
-                o.dragPoint[k] = d;
-                rest = k < 2 ? rest.substr(comma + 1) : "";
-            }
+            if (const int e = parseTriple(v, o.dragPoint)) return bad(e == 1 ? "LX,LY,LZ" : "LX,LY,LZ, |L| <= 1000 m");
         } else if (a == "--drag-over") {
             if (!parseDouble(v, d) || !(d > 0) || d > 1e6) return bad("a duration in seconds, > 0");
             o.dragOver = d;

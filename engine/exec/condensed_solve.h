@@ -102,6 +102,15 @@ private:
         return false;
     }
 
+    // Factors this step's K (values val); false only if K lost definiteness in floating point.
+    bool factorThisK(Exec& ex, const double* val) {
+        factorK_.factor(ex, val, sized(status_, 1));
+        factored_ = stale_ = false;
+        if (!readStatus(ex)) return false;
+        factored_ = true;
+        return true;
+    }
+
     static double hostNorm(Exec& ex, const double* x, int n, std::vector<double>& host) {
         host.resize(n);
         ex.download(host.data(), x, n);
@@ -231,11 +240,7 @@ bool CondensedSolve<Exec>::prepare(Exec& ex, const CondensedInput& in) {
     if (factored_ && nt == 0) {
         stale_ = true;   // the kept factor (header)
     } else {
-        // Fails only if K lost definiteness in floating point.
-        factorK_.factor(ex, val, sized(status_, 1));
-        factored_ = stale_ = false;
-        if (!readStatus(ex)) return false;
-        factored_ = true;
+        if (!factorThisK(ex, val)) return false;
     }
     stats_.factorSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     stats_.softRows = (int)L_.soft.size();
@@ -434,10 +439,7 @@ bool CondensedSolve<Exec>::solveK(Exec& ex, const double* f, double* y) {
         ex.forEach(dofs, nullptr, nullptr, [=] CS_LAMBDA(int i) { y[i] += d[i]; });
     }
     // Not converged: this step's K, factored.
-    factorK_.factor(ex, val, sized(status_, 1));
-    factored_ = stale_ = false;
-    if (!readStatus(ex)) return false;
-    factored_ = true;
+    if (!factorThisK(ex, val)) return false;
     factorK_.solve(ex, f, y, 1);
     return true;
 }
