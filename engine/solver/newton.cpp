@@ -339,7 +339,16 @@ void solveNewton(const SolverSettings& settings, Real h, ConstraintRows& rows, B
         return merit > settings.newtonTolerance &&
                (k < settings.newtonIterations || (k < settings.farNewtonIterations && merit > kFarNewtonMerit));
     };
+    // The far iterations' guard (kFarNewtonGrowth): the iterate and merit at the cap.
+    const bool far = settings.farNewtonIterations > settings.newtonIterations;
+    Real meritAtCap = 0;
+    auto runAway = [&]() { return merit > kFarNewtonGrowth * meritAtCap; };
     for (int k = 0; goesOn(k); ++k) {
+        if (far && k == settings.newtonIterations) {
+            meritAtCap = merit;
+            s.capLambda = rows.lambda;
+        }
+        if (far && k > settings.newtonIterations && runAway()) break;
         if (!condensePrepared) {
             condense = settings.condenseCompliantRows && s.condensed.prepare(rows, view);
             condensePrepared = true;
@@ -425,6 +434,12 @@ void solveNewton(const SolverSettings& settings, Real h, ConstraintRows& rows, B
             bestMerit = merit;
             s.bestLambda = rows.lambda;
         }
+    }
+    if (far && stats.newtonIterations > settings.newtonIterations && runAway()) {
+        rows.lambda = s.capLambda;
+        velocitiesFromImpulses(view, rows, bodies, s.w);
+        merit = evaluate();
+        stats.newtonResidual.push_back(merit);
     }
     if (settings.keepBestIterate &&
         restoreBestIterate(merit, bestMerit, settings.newtonTolerance, stats.newtonIterations)) {
