@@ -27,7 +27,6 @@ struct NewtonScratch {
     std::vector<Real> dlambdaFixed;   // the part of the step that does not scale with t (condensed_rows.h)
     std::vector<Real> checkX, checkAx;   // the condensed solve's x and A x (its residual, for the history)
     std::vector<Real> bestLambda; // the least-merit iterate (SolverSettings::keepBestIterate)
-    std::vector<Real> capLambda;  // the iterate at the Newton cap, while far iterations go on (kFarNewtonGrowth)
     std::vector<int> ncpSide;     // (rows) ncpRowSide at the last iteration (SolverSettings::fullStepStableSet)
     std::vector<Real> gapJv;      // (gap members) J_s u of [PEG] secondary contacts
     std::vector<Real> gapRatio;   // (gap members) rho_s, see constraint_rows.h
@@ -45,12 +44,6 @@ struct NewtonScratch {
 // a landing whose impact the solve has not settled (the resting default pyramid ends its capped steps
 // at 3e-5 to 6e-4 m/s; a rocking wall's landings at 0.3-1.2 m/s, docs/speed.md).
 constexpr Real kFarNewtonMerit = Real(1e-2);
-
-// Past the cap, the far iterations stop once the merit exceeds this many times its value at the cap,
-// and the step ends on the cap's iterate: on table_pile (sleeping on) the iterations past the cap
-// ran away (merit 0.5 -> 2,180 m/s) and the tables took 18 kJ of kinetic energy from nothing
-// (1.5 kJ without the far cap; docs/speed.md "Issue 35, session 27").
-constexpr Real kFarNewtonGrowth = Real(4);
 
 // Solves for rows.lambda and bodies.velocity. Warm impulses already in rows.lambda are the
 // starting iterate (zero for a cold start, [NSN] eqs. 67-68).
