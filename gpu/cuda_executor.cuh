@@ -98,6 +98,7 @@ public:
     template <class T>
     using Buffer = DeviceBuffer<T>;
     static constexpr bool kHasAtomicScatter = true;
+    static constexpr bool kRowKernels = false;   // the generic scatter and product (pipeline_solve.h)
     using SparseCholesky = CudaSparseCholesky;   // cuSOLVER csrchol (cuda_factor.cuh)
     using DenseCholesky = CudaDenseCholesky;     // cuSOLVER potrf / potrs
 

@@ -24,8 +24,14 @@
 
 #include "engine/exec/executor.h"
 #include "engine/exec/host_factor.h"
+#include "engine/exec/host_row_system.h"
+#include "engine/fem/tet_math_hd.h"
 
 namespace cs {
+
+// out[t] = svd3(F[t]) for t < n, several tets at once, bitwise svd3's (engine/fem/fem_lanes.h
+// svd3Many; defined in pipeline.cpp, which g++ compiles: the lanes are GCC vector extensions).
+void hostTetSvds(const Mat3* F, int n, TetSvd* out);
 
 template <class T>
 class HostBuffer {
@@ -53,6 +59,9 @@ public:
     static constexpr int kHostParallel = 4096;
     using SparseCholesky = HostSparseCholesky;   // CHOLMOD (host_factor.h)
     using DenseCholesky = HostDenseCholesky;     // Eigen LLT
+    // The solve's scatter and product by runs (host_row_system.h) instead of the generic
+    // per-body and per-row stages: the same bits, the CPU solvers' speed (pipeline_solve.h).
+    static constexpr bool kRowKernels = true;
 
     bool recordEveryIteration = false;   // stopped() answers false, as on the device
 
@@ -85,6 +94,35 @@ public:
             total = total + (block + run);
         }
         *out = total;
+    }
+    // forEach(count, gate, f), then *out[j] = sum(count, gate, kBlockedSum, term_j) for the terms
+    // given (out1 null: one), in one pass: each element's terms read what f(i) wrote there only.
+    // The sums are sum()'s to the bit: fixed blocks, each from zero in index order, in block order.
+    template <class F, class Term0, class Term1>
+    void forEachSums(const int* count, const int* gate, const F& f, Real* out0, const Term0& term0, Real* out1,
+                     const Term1& term1) {
+        if ((gate && !*gate) || gatedOff()) return;
+        const int n = *count;
+        Real partial[kCpuSumBlocks][2];
+#pragma omp parallel for if (n > kHostParallel)
+        for (int k = 0; k < kCpuSumBlocks; ++k) {
+            const int begin = int((long long)n * k / kCpuSumBlocks), end = int((long long)n * (k + 1) / kCpuSumBlocks);
+            Real run0 = 0, run1 = 0;
+            for (int i = begin; i < end; ++i) {
+                f(i);
+                run0 = run0 + term0(i);
+                if (out1) run1 = run1 + term1(i);
+            }
+            partial[k][0] = run0;
+            partial[k][1] = run1;
+        }
+        Real total0 = 0, total1 = 0;
+        for (int k = 0; k < kCpuSumBlocks; ++k) {
+            total0 = total0 + (Real(0) + partial[k][0]);
+            total1 = total1 + (Real(0) + partial[k][1]);
+        }
+        *out0 = total0;
+        if (out1) *out1 = total1;
     }
     template <class Term>
     void max(const int* count, const int* gate, Real* out, const Term& term) {
@@ -134,12 +172,44 @@ public:
     template <class Signature, class Fn>
     void record(const Signature&, const Fn& fn) { fn(); }
     bool stopped(const int* flag) const { return !recordEveryIteration && *flag == 0; }
+
+    // Every tet's svd3 of gradient(t) (its F) for t < n, computed several tets at once
+    // (hostTetSvds, the same bits); slot 0 or 1, valid until that slot is asked for again. Null
+    // where the stretch is gated off (setGate): the forEach that reads it does not run either.
+    template <class Gradient>
+    const TetSvd* tetSvds(int slot, int n, const Gradient& gradient) {
+        if (gatedOff()) return nullptr;
+        tetF_.resize(n);
+        tetSvd_[slot].resize(n);
+        for (int t = 0; t < n; ++t) tetF_[t] = gradient(t);
+        hostTetSvds(tetF_.data(), n, tetSvd_[slot].data());
+        return tetSvd_[slot].data();
+    }
+
+    // The row kernels (kRowKernels): prepareRows once the step's rows are set (recordSolveSetup:
+    // *count rows, runHead their runs), then the scatter w = H^-1 J^T x over `bodies` bodies and
+    // the product y = A x or b - A x with *out = y . v (v null: y . y), gated as forEach.
+    void prepareRows(const int* runHead, const int* count) {
+        if (!gatedOff()) rowSystem_.prepare(runHead, *count);
+    }
+    void scatterRows(const RowSystemView& s, int bodies, const Real* x, Spatial* w, const int* gate) {
+        if ((gate && !*gate) || gatedOff()) return;
+        rowSystem_.scatter(s, bodies, x, w);
+    }
+    void productRows(const RowSystemView& s, const Spatial* w, const Real* x, const Real* b, Real* y, const Real* v,
+                     Real* out, const int* gate) {
+        if ((gate && !*gate) || gatedOff()) return;
+        *out = rowSystem_.product(s, w, x, b, y, v);
+    }
     void setGate(const int* flag) { gate_ = flag; }
 
 private:
     bool gatedOff() const { return gate_ && !*gate_; }
 
     const int* gate_ = nullptr;
+    HostRowSystem rowSystem_;
+    std::vector<Mat3> tetF_;
+    std::vector<TetSvd> tetSvd_[2];
     std::vector<int> order_;
     std::vector<std::chrono::steady_clock::time_point> stamps_;
 };

@@ -2,6 +2,7 @@
 // build and every test has the device pipeline on the CPU).
 #include "engine/exec/host_executor.h"
 #include "engine/exec/pipeline_world.h"
+#include "engine/fem/fem_lanes.h"
 
 namespace cs {
 
@@ -29,6 +30,8 @@ bool pipelineSupports(const World& world, std::string* why) {
     if (reason && why) *why = reason;
     return reason == nullptr;
 }
+
+void hostTetSvds(const Mat3* F, int n, TetSvd* out) { svd3Many(F, n, out); }
 
 template class PipelineWorld<HostExecutor>;
 

@@ -43,14 +43,30 @@ void recordEnergyGuard(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws,
     const TetRest* rest = f.tetRest.data();
     const FemMaterial* material = f.material.data();
     const Real *tetActivation = f.tetActivation.data(), *activation = f.activation.data();
+    // The host: the SVDs at the start and at the end positions first, several tets at once (the
+    // same bits), then tetStepEnergy's terms from their stretches.
+    const TetSvd *svdStart = nullptr, *svdEnd = nullptr;
+    if constexpr (Exec::kRowKernels) {
+        svdStart = ex.tetSvds(0, f.tets, [=](int t) {
+            const int* v = tetNodes + 4 * t;
+            return deformationGradient(rest[t], pos[v[0]], pos[v[1]], pos[v[2]], pos[v[3]]);
+        });
+        svdEnd = ex.tetSvds(1, f.tets, [=](int t) {
+            Vec3 x[4];
+            for (int j = 0; j < 4; ++j) x[j] = pos[tetNodes[4 * t + j]] + h * u[nb + tetNodes[4 * t + j]].lin;
+            return deformationGradient(rest[t], x[0], x[1], x[2], x[3]);
+        });
+    }
     ex.sum(&c->femTets, nullptr, kSerialSum, &c->energyTets, [=] CS_LAMBDA(int t) {
+        const int body = tetBody[t];
+        const Real a = tetActivation[t] * activation[body];
+        if (svdStart) return tetStepEnergyOfStretches(material[body], rest[t], a, svdStart[t].s, svdEnd[t].s);
         Vec3 x[4], v[4];
         for (int j = 0; j < 4; ++j) {
             x[j] = pos[tetNodes[4 * t + j]];
             v[j] = u[nb + tetNodes[4 * t + j]].lin;
         }
-        const int body = tetBody[t];
-        return tetStepEnergy(material[body], rest[t], tetActivation[t] * activation[body], x, v, h);
+        return tetStepEnergy(material[body], rest[t], a, x, v, h);
     });
 
     // Rows: the tets' own rows (their energy is V's) follow the contact rows, before the FEM

@@ -61,12 +61,18 @@ void recordFemRows(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws, Rea
     const Real *damping = f.damping.data(), *warm = f.warm.data();
     const FemMaterial* material = f.material.data();
     Mat3* tetRotation = f.tetRotation.data();
+    const TetSvd* svd = nullptr;   // the host: every tet's SVD first, several at once (the same bits)
+    if constexpr (Exec::kRowKernels)
+        svd = ex.tetSvds(0, f.tets, [=](int t) {
+            const int* v = tetNodes + 4 * t;
+            return deformationGradient(rest[t], pos[v[0]], pos[v[1]], pos[v[2]], pos[v[3]]);
+        });
     ex.forEach(f.tets, nullptr, nullptr, [=] CS_LAMBDA(int t) {
         const int* v = tetNodes + 4 * t;
         const int body = tetBody[t];
         FemTetStepRows r;
         femTetStepRows(material[body], rest[t], pos[v[0]], pos[v[1]], pos[v[2]], pos[v[3]],
-                       tetActivation[t] * activation[body], damping[body], h, r);
+                       tetActivation[t] * activation[body], damping[body], h, r, svd ? svd + t : nullptr);
         tetRotation[t] = r.rotation;
         Real lambda[kFemMaxRows] = {0, 0, 0, 0, 0, 0};
         if (warmStart && c->femWarm) femTetWarmImpulses(r, warm + kFemWarmPerTet * t, lambda);

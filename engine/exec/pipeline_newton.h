@@ -172,7 +172,8 @@ SolveView recordSolveSetup(Exec& ex, PipelineData<Exec>& d, bool sorted, bool ne
         }
         s.jmjDiagonal = diagA;
     }
-    if (sorted || needEntries) {   // scatter entries (body << 32 | row) of dynamic bodies, sorted
+    if constexpr (Exec::kRowKernels) ex.prepareRows(d.runHead.data(), &c->rowCount);   // its scatter needs no entries
+    if ((sorted && !Exec::kRowKernels) || needEntries) {   // scatter entries (body << 32 | row) of dynamic bodies, sorted
         const RowSystemView sys = s;
         uint64_t* keys = d.entryKeys.data();
         int* start = d.bodyStart.data();

@@ -72,6 +72,10 @@ void recordScatter(Exec& ex, const SolveView& v, const Real* x, Spatial* w, cons
     const RowSystemView s = v.sys;
     const uint64_t* entries = v.entries;
     const int *start = v.bodyStart, *runHead = v.runHead;
+    if constexpr (Exec::kRowKernels) {   // by runs in row order: the sorted scatter's bits (host_row_system.h)
+        ex.scatterRows(s, v.bodies, x, w, gate);
+        return;
+    }
     if (v.sorted) {
         ex.forEach(v.bodies, nullptr, gate, [=] CS_LAMBDA(int b) {
             w[b] = gatherBodyImpulseRuns(s, entries, start[b], start[b + 1], b, x, runHead);
@@ -94,12 +98,33 @@ void recordProduct(Exec& ex, const SolveView& v, const Real* x, const Real* b, R
                    Spatial* w, const int* gate) {
     recordScatter(ex, v, x, w, gate);
     const RowSystemView s = v.sys;
+    if constexpr (Exec::kRowKernels) {   // by runs over J's columns: the same bits (host_row_system.h)
+        ex.productRows(s, w, x, b, y, dotWith, out, gate);
+        return;
+    }
     ex.forEach(v.rowCapacity, &v.c->rowCount, gate, [=] CS_LAMBDA(int i) {
         const Real ax = systemRowProduct(s, i, w, x);
         y[i] = b ? b[i] - ax : ax;
     });
     ex.sum(&v.c->rowCount, gate, SumOrder{kCpuSumBlocks, v.runHead}, out,
            [=] CS_LAMBDA(int i) { return y[i] * (dotWith ? dotWith[i] : y[i]); });
+}
+
+// f(i) for the rows, then *out0 (and *out1, unless null) = the blocked sums of term0(i)
+// (term1(i)), each term reading only what f(i) wrote at i: on the host one pass over the rows, as
+// the CPU solvers fuse them (HostExecutor::forEachSums, the same bits); elsewhere a forEach and
+// the sums.
+template <class Exec, class F, class Term0, class Term1>
+void recordRowsAndSums(Exec& ex, const SolveView& v, const int* gate, const F& f, Real* out0, const Term0& term0,
+                       Real* out1, const Term1& term1) {
+    const int* rows = &v.c->rowCount;
+    if constexpr (Exec::kRowKernels) {
+        ex.forEachSums(rows, gate, f, out0, term0, out1, term1);
+    } else {
+        ex.forEach(v.rowCapacity, rows, gate, f);
+        ex.sum(rows, gate, kBlockedSum, out0, term0);
+        if (out1) ex.sum(rows, gate, kBlockedSum, out1, term1);
+    }
 }
 
 // One iteration's residual ||r||^2 = l.rr: the monitor's step (linear_solvers.cpp Monitor).
@@ -195,16 +220,21 @@ void recordPCG(Exec& ex, PipelineData<Exec>& d, const SolveView& v, int iteratio
             l->copyBest = 0;
             if (!pcgStepLength(l->pap, l->rz, l->alpha)) l->active = 0;
         });
-        ex.forEach(v.rowCapacity, rows, &l->active, [=] CS_LAMBDA(int i) {
+        const auto update = [=] CS_LAMBDA(int i) {
             x[i] += l->alpha * p[i];
             const Real ri = r[i] - l->alpha * ap[i];
             r[i] = ri;
             if (!block) z[i] = invDiag[i] * ri;
-        });
-        if (block)   // z = M^-1 r needs the whole block's new r
-            ex.forEach(v.rowCapacity, rows, &l->active, [=] CS_LAMBDA(int i) { z[i] = applyBlockRow(m, i, r); });
-        ex.sum(rows, &l->active, kBlockedSum, &l->rr, [=] CS_LAMBDA(int i) { return r[i] * r[i]; });
-        ex.sum(rows, &l->active, kBlockedSum, &l->rzNext, [=] CS_LAMBDA(int i) { return r[i] * z[i]; });
+        };
+        const auto rr = [=] CS_LAMBDA(int i) { return r[i] * r[i]; };
+        const auto rz = [=] CS_LAMBDA(int i) { return r[i] * z[i]; };
+        if (block) {   // z = M^-1 r needs the whole block's new r
+            recordRowsAndSums(ex, v, &l->active, update, &l->rr, rr, nullptr, rr);
+            recordRowsAndSums(ex, v, &l->active, [=] CS_LAMBDA(int i) { z[i] = applyBlockRow(m, i, r); }, &l->rzNext,
+                              rz, nullptr, rz);
+        } else {
+            recordRowsAndSums(ex, v, &l->active, update, &l->rr, rr, &l->rzNext, rz);
+        }
         const bool last = it + 1 == iterations;
         ex.serial(&l->active, [=] CS_LAMBDA() {
             l->iterations++;
@@ -243,26 +273,31 @@ void recordPCR(Exec& ex, PipelineData<Exec>& d, const SolveView& v, int iteratio
     for (int it = 0; it < iterations && !ex.stopped(&l->active); ++it) {
         // p = z + beta p, Ap = Az + beta Ap (first pass: p = z, Ap = Az), q = M^-1 Ap.
         const bool first = it == 0;
-        ex.forEach(v.rowCapacity, rows, &l->active, [=] CS_LAMBDA(int i) {
+        const auto direction = [=] CS_LAMBDA(int i) {
             const Real keep = first ? Real(0) : l->beta;
             const Real api = az[i] + (keep != Real(0) ? keep * ap[i] : Real(0));
             p[i] = z[i] + (keep != Real(0) ? keep * p[i] : Real(0));
             ap[i] = api;
             if (!block) q[i] = invDiag[i] * api;
-        });
-        if (block)   // q = M^-1 Ap needs the whole block's new Ap
-            ex.forEach(v.rowCapacity, rows, &l->active, [=] CS_LAMBDA(int i) { q[i] = applyBlockRow(m, i, ap); });
-        ex.sum(rows, &l->active, kBlockedSum, &l->qap, [=] CS_LAMBDA(int i) { return q[i] * ap[i]; });
-        ex.sum(rows, &l->active, kBlockedSum, &l->qr, [=] CS_LAMBDA(int i) { return q[i] * r[i]; });
+        };
+        const auto qap = [=] CS_LAMBDA(int i) { return q[i] * ap[i]; };
+        const auto qr = [=] CS_LAMBDA(int i) { return q[i] * r[i]; };
+        if (block) {   // q = M^-1 Ap needs the whole block's new Ap
+            ex.forEach(v.rowCapacity, rows, &l->active, direction);
+            recordRowsAndSums(ex, v, &l->active, [=] CS_LAMBDA(int i) { q[i] = applyBlockRow(m, i, ap); }, &l->qap,
+                              qap, &l->qr, qr);
+        } else {
+            recordRowsAndSums(ex, v, &l->active, direction, &l->qap, qap, &l->qr, qr);
+        }
         ex.serial(&l->active, [=] CS_LAMBDA() {
             if (!pcrStepLength(l->qap, l->qr, l->normSq, l->alpha)) l->active = 0;
         });
-        ex.forEach(v.rowCapacity, rows, &l->active, [=] CS_LAMBDA(int i) {
+        const auto rr = [=] CS_LAMBDA(int i) { return r[i] * r[i]; };
+        recordRowsAndSums(ex, v, &l->active, [=] CS_LAMBDA(int i) {
             x[i] += l->alpha * p[i];
             r[i] = r[i] - l->alpha * ap[i];
             z[i] -= l->alpha * q[i];
-        });
-        ex.sum(rows, &l->active, kBlockedSum, &l->rr, [=] CS_LAMBDA(int i) { return r[i] * r[i]; });
+        }, &l->rr, rr, nullptr, rr);
         recordMonitorStep(ex, l, it + 1 == iterations);
         recordProduct(ex, v, z, nullptr, az, z, &l->rhoNext, w, &l->active);
         ex.serial(&l->active, [=] CS_LAMBDA() {

@@ -99,6 +99,12 @@ CS_HD Vec3 tetStepEnergy(const FemMaterial& m, const TetRest& r, Real activation
     return Vec3{start, tetPotentialEnergy(m, r, F, activation) - start, start < 0 ? -start : start};
 }
 
+// The same from the stretches of F at the start and at the end positions (svd3's s of each).
+CS_HD Vec3 tetStepEnergyOfStretches(const FemMaterial& m, const TetRest& r, Real activation, Vec3 sStart, Vec3 sEnd) {
+    const Real start = tetPotentialFromStretches(m, r, sStart, activation);
+    return Vec3{start, tetPotentialFromStretches(m, r, sEnd, activation) - start, start < 0 ? -start : start};
+}
+
 // The rows' bodies, Jacobians and impulses (constraint_rows.h; bodyC, bodyD null for two-body rows).
 struct RowWorkView {
     const int *bodyA, *bodyB, *bodyC, *bodyD;
