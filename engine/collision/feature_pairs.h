@@ -108,6 +108,17 @@ CS_HD Real closingPairMargin(const NarrowPhaseSettings& s, bool dynamicA, Vec3 v
     return m < s.margin ? m : s.margin;
 }
 
+// One part's share of closingPairMargin, for the broad phase's boxes (narrow_phase.cpp
+// shapeClosingPad): closingSlop / 2 + kClosingScale dt (|v| + |w| R) for a moving part,
+// closingSlop / 2 + |g| dt^2 for one that does not move. Two parts' shares add up to at least the
+// pair's closingPairMargin before its cap at the margin: |v_A - v_B| <= |v_A| + |v_B|, and the
+// fall, counted when exactly one of the two moves, is the still one's (static pairs never pair).
+CS_HD Real closingPartPad(const NarrowPhaseSettings& s, bool dynamic, Vec3 v, Vec3 w, Real arm) {
+    const Real half = Real(0.5) * s.closingSlop;
+    if (!dynamic) return half + s.gravity * s.dt * s.dt;
+    return half + kClosingScale * s.dt * (length(v) + length(w) * arm);
+}
+
 CS_HD PotentialContact makePotentialContact(PairType type, uint32_t fa, uint32_t fb, Vec3 pA,
                                             Vec3 pB, Vec3 n, Real gap) {
     PotentialContact c;

@@ -39,11 +39,22 @@ Real shapeMotionReach(const Model& model, const State& state, int shape, const N
                            partArm(model.shapeLocal[shape], model.shapeRadius[shape]));
 }
 
+Real shapeClosingPad(const Model& model, const State& state, int shape, const NarrowPhaseSettings& s) {
+    const Real reach = shapeMotionReach(model, state, shape, s);
+    const Real full = s.margin + reach;
+    if (s.closingSlop < 0 || model.shapeType[shape] == ShapeType::Sphere) return full;
+    const int b = model.shapeBody[shape];
+    const Real close = closingPartPad(s, !model.isStatic(b), state.linVel[b], state.angVel[b],   // feature_pairs.h
+                                      partArm(model.shapeLocal[shape], model.shapeRadius[shape]));
+    const Real pad = close > reach ? close : reach;
+    return pad < full ? pad : full;
+}
+
 void computeContactAabbs(const Model& model, const State& state, const NarrowPhaseSettings& s,
                          std::vector<Aabb>& out) {
     out.resize(model.shapeCount());
     for (int k = 0; k < model.shapeCount(); ++k)
-        out[k] = computeShapeAabb(model, state, k, s.margin + shapeMotionReach(model, state, k, s));
+        out[k] = computeShapeAabb(model, state, k, shapeClosingPad(model, state, k, s));
 }
 
 NarrowPhaseSettings pairSettings(const Model& model, const State& state, int shapeA, int shapeB,

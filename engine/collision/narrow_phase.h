@@ -94,8 +94,17 @@ Real shapeMotionReach(const Model& model, const State& state, int shape, const N
 NarrowPhaseSettings pairSettings(const Model& model, const State& state, int shapeA, int shapeB,
                                  const NarrowPhaseSettings& settings);
 
-// The broad phase's boxes for these settings: every shape's AABB grown by the margin and by its
-// shapeMotionReach, so that the pairs the narrow phase may widen to are all kept.
+// A shape's pad in the broad phase: the margin plus its shapeMotionReach; under the relaxation
+// methods' pair filter (settings.closingSlop >= 0) a polytope's is its part of the closing gap
+// instead (feature_pairs.h closingPartPad, no less than its reach, no more than the margin plus
+// it): two polytopes whose boxes so padded do not overlap are farther apart than
+// closingPairMargin, the gap their bodies can close within the step, and list nothing. Spheres
+// keep the full pad, so their pairs are all kept.
+Real shapeClosingPad(const Model& model, const State& state, int shape, const NarrowPhaseSettings& settings);
+
+// The broad phase's boxes for these settings: every shape's AABB grown by shapeClosingPad (the
+// margin and its shapeMotionReach, so that the pairs the narrow phase may widen to are all kept;
+// under the relaxation methods' pair filter, a polytope's part of the closing gap).
 void computeContactAabbs(const Model& model, const State& state, const NarrowPhaseSettings& settings,
                          std::vector<Aabb>& out);
 
