@@ -49,10 +49,11 @@ void onKey(GLFWwindow* w, int key, int, int action, int mods) {
 // Mesa's software rasterizer (llvmpipe, what a machine without a GPU draws with) starts a thread
 // per core by default, and each frame's drawing then takes the physics thread's core too: on 2
 // cores pneunet_finger's physics thread got 0.44-0.62 of a core with the rasterizer's 2 threads,
-// 0.73-0.83 with none (issue 35, docs/speed.md "The app at real time"). So, unless the user set
-// LP_NUM_THREADS, the rasterizer gets the cores left after the UI thread's and the physics
-// thread's: none on 2 cores (it draws in the UI thread), 2 on 4. Only llvmpipe reads it; it must
-// be set before the GL context is made. Returns what the app set, or "" where it left it.
+// and with none it reached 1x at 0.73-0.83 of a core, all its steps needed (issue 35,
+// docs/speed.md "The app at real time"). So, unless the user set LP_NUM_THREADS, the rasterizer
+// gets the cores left after the UI thread's and the physics thread's: none on 2 cores (it draws
+// in the UI thread), 2 on 4. Only llvmpipe reads it; it must be set before the GL context is
+// made. Returns what the app set, or "" where it left it.
 std::string leaveACoreForThePhysics() {
     if (std::getenv("LP_NUM_THREADS")) return "";
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
