@@ -12,7 +12,10 @@ is what the physics thread achieved over that stretch, with the UI running, from
 The app's own summary line (frames, fps, frame time median / p95) and, where the binary prints it
 (`title=` in the method report), the title's figure and the share of the wall time the physics
 thread spent stepping (`busy=`) are recorded too, with the load average at the
-start of each run. With several binaries the runs are interleaved: scene by scene, binary by
+start of each run. The CPU time of the app's threads between the two reports is read from
+/proc (load-independent where the wall figures are not): the physics thread's share of a core
+(`cpu_physics`; the thread named "physics"), and per frame the UI thread's (`ui_ms_frame`),
+llvmpipe's rasterizer threads' (`lp_ms_frame`) and the X server's (`xvfb_ms_frame`). With several binaries the runs are interleaved: scene by scene, binary by
 binary, ROUNDS times.
 
   usage: scripts/gui_realtime.py [--frames N] [--warm W] [--rounds R] [--scenes a,b,...]
@@ -35,6 +38,65 @@ def library_scenes():
     return sorted(f[:-5] for f in os.listdir(d) if f.endswith(".json"))
 
 
+def children(pid):
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as f:
+                    st = f.read()
+            except OSError:
+                continue
+            if int(st[st.rindex(")") + 2:].split()[1]) == pid:
+                out.append(int(d))
+    return out
+
+
+def comm(pid):
+    try:
+        with open(f"/proc/{pid}/comm") as f:
+            return f.read().strip()
+    except OSError:
+        return ""
+
+
+def thread_cpu(pid):
+    """{thread name: CPU seconds} summed over the process's threads of that name; the main
+    thread is "ui"."""
+    cpu = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return cpu
+    for t in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{t}/stat") as f:
+                st = f.read()
+        except OSError:
+            continue
+        name = "ui" if int(t) == pid else st[st.index("(") + 1:st.rindex(")")]
+        fields = st[st.rindex(")") + 2:].split()
+        cpu[name] = cpu.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / tick
+    return cpu
+
+
+def app_cpu(root):
+    """CPU seconds by part: the app's threads by name, and the X server's ("Xvfb")."""
+    cpu = {}
+    todo, seen = [root], []
+    while todo:   # xvfb-run's shell starts the X server and the app, not necessarily directly
+        kids = children(todo.pop())
+        todo += kids
+        seen += kids
+    for c in seen:
+        if comm(c) == "Xvfb":
+            cpu["Xvfb"] = sum(thread_cpu(c).values())
+        elif comm(c) not in ("sh", "xvfb-run", "xauth"):   # the app (its name may read "exe")
+            cpu.update(thread_cpu(c))
+    return cpu
+
+
 def run_one(sandbox, scene, frames, warm, shot):
     with tempfile.NamedTemporaryFile("w", suffix=".script", delete=False) as f:
         f.write(f"{warm} method report\n")
@@ -53,17 +115,25 @@ def run_one(sandbox, scene, frames, warm, shot):
             t = float(re.search(r" time=([-0-9.e+]+)", line).group(1))
             title = re.search(r" title=([-0-9.e+]+)", line)
             busy = re.search(r" busy=([-0-9.e+]+)", line)
-            reports.append((now, t, float(title.group(1)) if title else None, busy.group(1) if busy else ""))
+            reports.append((now, t, float(title.group(1)) if title else None, busy.group(1) if busy else "",
+                            app_cpu(p.pid)))
         elif line.startswith("sandbox gui:"):
             summary.append(line.strip())
     p.wait()
     os.unlink(script)
     row = {"scene": scene, "sandbox": sandbox, "load": round(load, 2), "rc": p.returncode}
     if len(reports) >= 2:
-        (w0, t0, _, _), (w1, t1, title, busy) = reports[0], reports[-1]
+        (w0, t0, _, _, c0), (w1, t1, title, busy, c1) = reports[0], reports[-1]
         row.update(sim_from=t0, sim_s=round(t1 - t0, 3), wall_s=round(w1 - w0, 3),
                    x_real_time=round((t1 - t0) / max(w1 - w0, 1e-9), 3),
                    title=title if title is not None else "", busy=busy)
+        used = {k: c1.get(k, 0.0) - c0.get(k, 0.0) for k in c1}
+        n = frames - 1 - warm
+        per_frame = lambda v: round(1e3 * v / n, 2)
+        row.update(cpu_physics=round(used.get("physics", 0.0) / max(w1 - w0, 1e-9), 3),
+                   ui_ms_frame=per_frame(used.get("ui", 0.0)),
+                   lp_ms_frame=per_frame(sum(v for k, v in used.items() if k.startswith("llvmpipe"))),
+                   xvfb_ms_frame=per_frame(used.get("Xvfb", 0.0)))
     text = " ".join(summary)
     m = re.search(r"\(([0-9.]+) fps;", text)
     row["fps"] = m.group(1) if m else ""
@@ -83,7 +153,8 @@ def main():
     ap.add_argument("--csv", default="")
     a = ap.parse_args()
     scenes = a.scenes.split(",") if a.scenes else library_scenes()
-    fields = ["scene", "sandbox", "load", "x_real_time", "title", "busy", "sim_from", "sim_s", "wall_s", "fps", "frame_median_ms",
+    fields = ["scene", "sandbox", "load", "x_real_time", "title", "busy", "cpu_physics", "ui_ms_frame", "lp_ms_frame",
+              "xvfb_ms_frame", "sim_from", "sim_s", "wall_s", "fps", "frame_median_ms",
               "frame_p95_ms", "rc"]
     out = open(a.csv, "w", newline="") if a.csv else None
     writer = csv.DictWriter(out, fieldnames=fields, extrasaction="ignore") if out else None

@@ -3,6 +3,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+#include <thread>
 #include <vector>
 
 #define GLFW_INCLUDE_NONE
@@ -44,6 +46,21 @@ void onKey(GLFWwindow* w, int key, int, int action, int mods) {
     if (action == GLFW_PRESS || action == GLFW_REPEAT) appOf(w)->keyPressed(key, mods);
 }
 
+// Mesa's software rasterizer (llvmpipe, what a machine without a GPU draws with) starts a thread
+// per core by default, and each frame's drawing then takes the physics thread's core too: on 2
+// cores pneunet_finger's physics thread got 0.44-0.62 of a core with the rasterizer's 2 threads,
+// and with none it reached 1x at 0.73-0.83 of a core, all its steps needed (issue 35,
+// docs/speed.md "The app at real time"). So, unless the user set LP_NUM_THREADS, the rasterizer
+// gets the cores left after the UI thread's and the physics thread's: none on 2 cores (it draws
+// in the UI thread), 2 on 4. Only llvmpipe reads it; it must be set before the GL context is
+// made. Returns what the app set, or "" where it left it.
+std::string leaveACoreForThePhysics() {
+    if (std::getenv("LP_NUM_THREADS")) return "";
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    const std::string threads = std::to_string(cores > 2 ? cores - 2 : 0);
+    return setenv("LP_NUM_THREADS", threads.c_str(), 0) == 0 ? threads : "";
+}
+
 }  // namespace
 
 int runGui(int argc, char** argv) {
@@ -82,6 +99,7 @@ int runGui(int argc, char** argv) {
         std::fprintf(stderr, "sandbox gui: %s\n", error.c_str());
         return 2;
     }
+    const std::string rasterThreads = leaveACoreForThePhysics();
     GlContext gl;
     bool opened = options.headless ? gl.openHeadless(options.width, options.height, &error)
                                    : gl.openWindow(options.width, options.height, "Contact Sandbox", &error);
@@ -89,7 +107,11 @@ int runGui(int argc, char** argv) {
         std::fprintf(stderr, "sandbox gui: %s\n", error.c_str());
         return 1;
     }
-    std::printf("sandbox gui: %s\n", gl.rendererName().c_str());
+    if (gl.rendererName().find("llvmpipe") != std::string::npos && !rasterThreads.empty())
+        std::printf("sandbox gui: %s; LP_NUM_THREADS=%s (a core left to the physics thread)\n",
+                    gl.rendererName().c_str(), rasterThreads.c_str());
+    else
+        std::printf("sandbox gui: %s\n", gl.rendererName().c_str());
 
     SandboxApp app(options);
     if (profile.isOpen()) app.profile = &profile;

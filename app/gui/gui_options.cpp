@@ -284,6 +284,8 @@ const char* guiUsage() {
            "  --max-fps N         real time: at most N frames a second (default 60; 0: as many as it can draw);\n"
            "                      a frame also waits (up to 40 ms) for the physics thread's job to end\n"
            "  --frame-profile FILE.csv  each frame's time by part (poll, adopt, view slices, UI, swap...)\n"
+           "  (without a GPU: Mesa's llvmpipe draws on cores - 2 threads, none on 2 cores, leaving a core to\n"
+           "   the physics thread; LP_NUM_THREADS=N in the environment overrides it)\n"
            "  --fem-deform stretch:A|squeeze:A|bend:K|twist:T   deformable bodies start deformed by hand (review)\n";
 }
 

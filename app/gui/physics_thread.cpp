@@ -16,6 +16,7 @@
 #include <chrono>
 #include <thread>
 
+#include <pthread.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -108,6 +109,7 @@ bool SandboxApp::stepInBackground(int steps) {
 }
 
 void SandboxApp::physicsLoop() {
+    pthread_setname_np(pthread_self(), "physics");   // for top -H and scripts/gui_realtime.py
     lowerThisThreadPriority();
     using Clock = std::chrono::steady_clock;
     for (;;) {
