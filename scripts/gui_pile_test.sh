@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# GUI test (ctest gui_pile): the 20,000-box pile (bench/scenes/peer_pile_20000.json, issue 20) in
-# the app under Xvfb (else EGL; exit 77, SKIP, without either). For 80 frames while the pile steps
-# (steps of hundreds of ms to seconds on one core) it checks that the window stays responsive: no
-# frame after start-up took as long as a run of steps (longest frame under MAX_FRAME_MS, default
-# 2000; one frame of 1.1 s was seen at a load average of 11 on 2 cores, cause not found), the scene
-# ran slower than real time, and the last frame shows the pile (the view of 20,000 boxes is drawn
-# over several frames, render/progressive_view.h: it must have completed). The frame-time figures
-# (median, p95, max) are printed for the report; the 33 ms target is `make bench`'s, not this test's
-# (scripts/bench_gui_frames.sh), since a shared machine's load moves wall-clock times several-fold.
-# The run writes a frame profile (--frame-profile), checked for its rows and the view's build.
+# GUI test (ctest gui_pile): the 20,000-box pile (bench/scenes/peer_pile_20000.json, issue 20) in the
+# app under Xvfb (else EGL; exit 77, SKIP, without either). For 160 frames while the pile steps (steps
+# of hundreds of ms to seconds on one core) it checks that the window stays responsive: no frame after
+# start-up took as long as a run of steps (longest frame under MAX_FRAME_MS, default 2000; one frame of
+# 1.1 s was seen at a load average of 11 on 2 cores, cause not found), the scene ran slower than real
+# time, and the last frame shows the pile (the view of 20,000 boxes is drawn over several frames,
+# render/progressive_view.h: it must have completed; with llvmpipe drawing in the UI thread alone, as
+# the app sets it on 2 cores, the first build ends near frame 82 at load 3, hence 160 frames). The
+# frame-time figures (median, p95, max) are printed for the report; the 33 ms target is `make bench`'s,
+# not this test's (scripts/bench_gui_frames.sh), since a shared machine's load moves wall-clock times
+# several-fold. The run writes a frame profile (--frame-profile), checked for its rows and the view's
+# build.
 #   usage: gui_pile_test.sh SANDBOX PNG_CHECK OUT_DIR
 set -u
 SANDBOX=$1
@@ -18,7 +20,7 @@ SCENE=$(dirname "$0")/../bench/scenes/peer_pile_20000.json
 MAX_FRAME_MS=${MAX_FRAME_MS:-2000}
 mkdir -p "$OUT"
 fail() { echo "gui_pile: FAIL: $*"; exit 1; }
-ARGS=(gui "$SCENE" --frames 80 --size 1280x720 --no-shadows --screenshot "$OUT/pile.png" --frame-profile "$OUT/frames.csv")
+ARGS=(gui "$SCENE" --frames 160 --size 1280x720 --no-shadows --screenshot "$OUT/pile.png" --frame-profile "$OUT/frames.csv")
 MODE=none
 if command -v xvfb-run >/dev/null 2>&1 && command -v Xvfb >/dev/null 2>&1; then
     xvfb-run -a -s "-screen 0 1280x720x24" "$SANDBOX" "${ARGS[@]}" >"$OUT/pile.log" 2>&1 && MODE=xvfb
@@ -55,7 +57,7 @@ echo "gui_pile: $sat saturated pixels (bodies)"
 # the view's build seen in it (slices drawn, a build started and one completed).
 [ "$(head -1 "$OUT/frames.csv" | cut -d, -f1-3)" = "frame,total_ms,poll" ] || fail "no frame profile header"
 rows=$(tail -n +2 "$OUT/frames.csv" | wc -l)
-[ "$rows" -eq 80 ] || fail "the frame profile has $rows rows, not 80"
+[ "$rows" -eq 160 ] || fail "the frame profile has $rows rows, not 160"
 awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
          { s += $col["slices"]; b += $col["built"]; d += $col["done"] }
          END { exit !(s > 0 && b > 0 && d > 0) }' "$OUT/frames.csv" || fail "the profile shows no view build"
