@@ -68,7 +68,7 @@ void recordFemRows(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws, Rea
             const int* v = tetNodes + 4 * t;
             return deformationGradient(rest[t], pos[v[0]], pos[v[1]], pos[v[2]], pos[v[3]]);
         });
-    // Tet t's rows at its fixed row offset, with their warm impulses.
+    // Tet t's rows (tetStepRows), then written at its fixed row offset with their warm impulses.
     auto tetStepRows = [=] CS_LAMBDA(int t, FemTetStepRows& r) {
         const int* v = tetNodes + 4 * t;
         const int body = tetBody[t];
