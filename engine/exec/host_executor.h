@@ -25,6 +25,7 @@
 #include "engine/exec/executor.h"
 #include "engine/exec/host_factor.h"
 #include "engine/exec/host_row_system.h"
+#include "engine/fem/fem_rows_hd.h"
 #include "engine/fem/tet_math_hd.h"
 
 namespace cs {
@@ -32,6 +33,9 @@ namespace cs {
 // out[t] = svd3(F[t]) for t < n, several tets at once, bitwise svd3's (engine/fem/fem_lanes.h
 // svd3Many; defined in pipeline.cpp, which g++ compiles: the lanes are GCC vector extensions).
 void hostTetSvds(const Mat3* F, int n, TetSvd* out);
+// femTetWarmImpulses(r[l], stored[l], lambda[l]) for l < m, several tets at once, bitwise
+// (fem_lanes.h femTetWarmImpulsesLanes; defined in pipeline.cpp as hostTetSvds).
+void hostTetWarmImpulses(const FemTetStepRows* r, const Real* const* stored, Real (*lambda)[kFemMaxRows], int m);
 
 template <class T>
 class HostBuffer {
@@ -176,14 +180,51 @@ public:
     // Every tet's svd3 of gradient(t) (its F) for t < n, computed several tets at once
     // (hostTetSvds, the same bits); slot 0 or 1, valid until that slot is asked for again. Null
     // where the stretch is gated off (setGate): the forEach that reads it does not run either.
+    // A tet whose F is bitwise the one either slot last held for it keeps that slot's SVD (svd3
+    // is a function of F's bits alone): the energy guard's start SVDs (slot 0) are the rows', and
+    // the next step's rows' (slot 0) are the guard's end SVDs (slot 1) wherever the integration
+    // left the nodes at the x + h v+ the guard took, as the CPU's FemTetCache (fem_tet_cache.h)
+    // does by the positions. One SVD per tet and step instead of three; kept in this executor,
+    // which is the pipeline's own (PipelineWorld::ex_).
     template <class Gradient>
     const TetSvd* tetSvds(int slot, int n, const Gradient& gradient) {
         if (gatedOff()) return nullptr;
+        TetSvdSlot &s = tetSlot_[slot], &o = tetSlot_[1 - slot];
         tetF_.resize(n);
-        tetSvd_[slot].resize(n);
         for (int t = 0; t < n; ++t) tetF_[t] = gradient(t);
-        hostTetSvds(tetF_.data(), n, tetSvd_[slot].data());
-        return tetSvd_[slot].data();
+        const int own = std::min(n, int(s.F.size())), other = std::min(n, int(o.F.size()));
+        s.svd.resize(n);
+        tetMissing_.clear();
+        tetMissingF_.clear();
+        for (int t = 0; t < n; ++t) {
+            if (t < own && std::memcmp(&s.F[t], &tetF_[t], sizeof(Mat3)) == 0) continue;
+            if (t < other && std::memcmp(&o.F[t], &tetF_[t], sizeof(Mat3)) == 0) {
+                s.svd[t] = o.svd[t];
+                continue;
+            }
+            tetMissing_.push_back(t);
+            tetMissingF_.push_back(tetF_[t]);
+        }
+        tetMissingSvd_.resize(tetMissing_.size());
+        hostTetSvds(tetMissingF_.data(), int(tetMissing_.size()), tetMissingSvd_.data());
+        for (size_t k = 0; k < tetMissing_.size(); ++k) s.svd[tetMissing_[k]] = tetMissingSvd_[k];
+        std::swap(s.F, tetF_);
+        return s.svd.data();
+    }
+
+    // f(t0, m) for the blocks [t0, t0 + m) of at most kTetBlock tets that cover [0, n), gated as
+    // forEach (what f writes is its own tets' only); with tetWarmImpulses, the FEM rows' warm
+    // impulses several tets at once (pipeline_fem.h, as the CPU's buildFemRows).
+    static constexpr int kTetBlock = 8;
+    template <class F>
+    void forEachTetBlock(int n, const F& f) {
+        if (gatedOff()) return;
+        const int blocks = (n + kTetBlock - 1) / kTetBlock;
+#pragma omp parallel for if (n > kHostParallel)
+        for (int k = 0; k < blocks; ++k) f(k * kTetBlock, std::min(kTetBlock, n - k * kTetBlock));
+    }
+    static void tetWarmImpulses(const FemTetStepRows* r, const Real* const* stored, Real (*lambda)[kFemMaxRows], int m) {
+        hostTetWarmImpulses(r, stored, lambda, m);
     }
 
     // The row kernels (kRowKernels): prepareRows once the step's rows are set (recordSolveSetup:
@@ -208,8 +249,14 @@ private:
 
     const int* gate_ = nullptr;
     HostRowSystem rowSystem_;
-    std::vector<Mat3> tetF_;
-    std::vector<TetSvd> tetSvd_[2];
+    struct TetSvdSlot {
+        std::vector<Mat3> F;   // the F of each tet's svd
+        std::vector<TetSvd> svd;
+    };
+    TetSvdSlot tetSlot_[2];
+    std::vector<Mat3> tetF_, tetMissingF_;
+    std::vector<int> tetMissing_;
+    std::vector<TetSvd> tetMissingSvd_;
     std::vector<int> order_;
     std::vector<std::chrono::steady_clock::time_point> stamps_;
 };

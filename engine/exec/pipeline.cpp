@@ -1,5 +1,7 @@
 // What the step pipeline covers, and its host instantiation (compiled into cs_engine, so every
 // build and every test has the device pipeline on the CPU).
+#include <algorithm>
+
 #include "engine/exec/host_executor.h"
 #include "engine/exec/pipeline_world.h"
 #include "engine/fem/fem_lanes.h"
@@ -32,6 +34,11 @@ bool pipelineSupports(const World& world, std::string* why) {
 }
 
 void hostTetSvds(const Mat3* F, int n, TetSvd* out) { svd3Many(F, n, out); }
+
+void hostTetWarmImpulses(const FemTetStepRows* r, const Real* const* stored, Real (*lambda)[kFemMaxRows], int m) {
+    for (int l = 0; l < m; l += svd3lanes::kLanes)
+        femTetWarmImpulsesLanes(r + l, stored + l, lambda + l, std::min(svd3lanes::kLanes, m - l));
+}
 
 template class PipelineWorld<HostExecutor>;
 

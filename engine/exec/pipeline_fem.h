@@ -6,7 +6,8 @@
 //               ([NSN] eq. 54 for particles; appendFemNodes); the substep's start positions
 //   rows        after the contact rows: every tet's rows (one thread per tet, at its fixed row
 //               offset), then three per attachment (buildFemRows); warm impulses from the last
-//               substep's (femTetWarmImpulses: node impulses turned with the element)
+//               substep's (femTetWarmImpulses: node impulses turned with the element; on the
+//               host several tets at once, femTetWarmImpulsesLanes)
 //   guard       a node too fast (NaN) rolls the substep back, with the rigid bodies
 //   integrate   x+ = x + h v+ ([NSN] eq. 63 with G = 1, section 9.3), or the roll back; the FEM
 //               rows' impulses kept for the next substep's warm start (storeFemWarm's layout,
@@ -67,15 +68,16 @@ void recordFemRows(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws, Rea
             const int* v = tetNodes + 4 * t;
             return deformationGradient(rest[t], pos[v[0]], pos[v[1]], pos[v[2]], pos[v[3]]);
         });
-    ex.forEach(f.tets, nullptr, nullptr, [=] CS_LAMBDA(int t) {
+    // Tet t's rows (tetStepRows), then written at its fixed row offset with their warm impulses.
+    auto tetStepRows = [=] CS_LAMBDA(int t, FemTetStepRows& r) {
         const int* v = tetNodes + 4 * t;
         const int body = tetBody[t];
-        FemTetStepRows r;
         femTetStepRows(material[body], rest[t], pos[v[0]], pos[v[1]], pos[v[2]], pos[v[3]],
                        tetActivation[t] * activation[body], damping[body], h, r, svd ? svd + t : nullptr);
         tetRotation[t] = r.rotation;
-        Real lambda[kFemMaxRows] = {0, 0, 0, 0, 0, 0};
-        if (warmStart && c->femWarm) femTetWarmImpulses(r, warm + kFemWarmPerTet * t, lambda);
+    };
+    auto writeTetRows = [=] CS_LAMBDA(int t, const FemTetStepRows& r, const Real* lambda) {
+        const int* v = tetNodes + 4 * t;
         for (int k = 0; k < r.count; ++k) {
             const int j = tetRowStart[t] + k, i = c->rowCount + j;
             writeBilateralRow(rows, i, nb + v[0], nb + v[1], Spatial{r.jacobian[k][0], {0, 0, 0}},
@@ -86,7 +88,28 @@ void recordFemRows(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws, Rea
             jacobianC[i] = Spatial{r.jacobian[k][2], {0, 0, 0}};
             jacobianD[i] = Spatial{r.jacobian[k][3], {0, 0, 0}};
         }
-    });
+    };
+    if constexpr (Exec::kRowKernels) {   // the host: a block of tets at a time, their warm impulses together
+        ex.forEachTetBlock(f.tets, [=](int t0, int m) {
+            FemTetStepRows r[Exec::kTetBlock];
+            const Real* stored[Exec::kTetBlock];
+            Real lambda[Exec::kTetBlock][kFemMaxRows] = {};
+            for (int l = 0; l < m; ++l) {
+                tetStepRows(t0 + l, r[l]);
+                stored[l] = warm + kFemWarmPerTet * (t0 + l);
+            }
+            if (warmStart && c->femWarm) Exec::tetWarmImpulses(r, stored, lambda, m);
+            for (int l = 0; l < m; ++l) writeTetRows(t0 + l, r[l], lambda[l]);
+        });
+    } else {
+        ex.forEach(f.tets, nullptr, nullptr, [=] CS_LAMBDA(int t) {
+            FemTetStepRows r;
+            tetStepRows(t, r);
+            Real lambda[kFemMaxRows] = {0, 0, 0, 0, 0, 0};
+            if (warmStart && c->femWarm) femTetWarmImpulses(r, warm + kFemWarmPerTet * t, lambda);
+            writeTetRows(t, r, lambda);
+        });
+    }
 
     const int *attachNode = f.attachNode.data(), *attachBody = f.attachBody.data();
     const Vec3* attachLocal = f.attachLocal.data();
