@@ -1,7 +1,7 @@
 // The host executor's kernels for the solve's two hot operations on the pipeline's rows, the
 // scatter w = H^-1 J^T x and the product A x = J w + C x with its dot product (pipeline_solve.h
 // recordScatter, recordProduct), written as the CPU's linear solvers run them
-// (linear_solvers.cpp scatterAll by runs, gatherAll by runs over J's columns).
+// (linear_solvers.cpp scatterAll by runs, gatherAll by runs over J's columns: row_columns.h).
 //
 // The generic stages are written for one thread per body and per row: the scatter walks each
 // body's sorted entries (which need a sort of every row's body keys per step) and the gather
@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "engine/exec/executor.h"
+#include "engine/solver/row_columns.h"
 #include "engine/solver/row_system.h"
 
 namespace cs {
@@ -90,24 +91,14 @@ private:
     }
 
     void fillColumns(const RowSystemView& s) {
-        const size_t n = rows_;
-        columns_.resize(12 * n);
-        Real* col = columns_.data();
-        for (size_t i = 0; i < n; ++i) {
-            const Spatial* j[2] = {&s.jacobianA[i], &s.jacobianB[i]};
-            for (int side = 0; side < 2; ++side) {
-                const Real values[6] = {j[side]->lin.x, j[side]->lin.y, j[side]->lin.z,
-                                        j[side]->ang.x, j[side]->ang.y, j[side]->ang.z};
-                for (int k = 0; k < 6; ++k) col[(6 * side + k) * n + i] = values[k];
-            }
-        }
+        columns_.resize(12 * size_t(rows_));
+        fillJacobianColumns(s.jacobianA, s.jacobianB, size_t(rows_), columns_.data());
         columnsReady_ = true;
     }
 
     // Rows [begin, end) of one run: y_i, and the span's sum of y_i v_i from zero.
     Real span(const RowSystemView& s, int begin, int end, const Spatial* w, const Real* x, const Real* b, Real* y,
               const Real* v) const {
-        const Spatial zero{{0, 0, 0}, {0, 0, 0}};
         if (s.bodyC) {   // four-body rows: row by row (systemRowProduct)
             Real sum = 0;
             for (int i = begin; i < end; ++i) {
@@ -122,49 +113,13 @@ private:
             }
             return sum;
         }
-        const int a = s.bodyA[begin], c = s.bodyB[begin];
-        const Spatial wa = a >= 0 ? w[a] : zero, wb = c >= 0 ? w[c] : zero;
-        if (b) {
-            if (v) return columnSpan<true, true>(s, a >= 0, c >= 0, begin, end, wa, wb, x, b, y, v);
-            return columnSpan<true, false>(s, a >= 0, c >= 0, begin, end, wa, wb, x, b, y, v);
-        }
-        if (v) return columnSpan<false, true>(s, a >= 0, c >= 0, begin, end, wa, wb, x, b, y, v);
-        return columnSpan<false, false>(s, a >= 0, c >= 0, begin, end, wa, wb, x, b, y, v);
-    }
-
-    template <bool HasB, bool HasV>
-    Real columnSpan(const RowSystemView& s, bool useA, bool useB, int begin, int end, const Spatial& wa,
-                    const Spatial& wb, const Real* x, const Real* b, Real* y, const Real* v) const {
-        if (useA && useB) return columns<true, true, HasB, HasV>(s, begin, end, wa, wb, x, b, y, v);
-        if (useA) return columns<true, false, HasB, HasV>(s, begin, end, wa, wb, x, b, y, v);
-        if (useB) return columns<false, true, HasB, HasV>(s, begin, end, wa, wb, x, b, y, v);
-        return columns<false, false, HasB, HasV>(s, begin, end, wa, wb, x, b, y, v);
-    }
-
-    // y over the span's rows first (no carried dependency: vectorized across rows), then the sum.
-    template <bool UseA, bool UseB, bool HasB, bool HasV>
-    Real columns(const RowSystemView& s, int begin, int end, const Spatial& wa, const Spatial& wb,
-                 const Real* __restrict x, const Real* __restrict b, Real* __restrict y,
-                 const Real* __restrict v) const {
+        const int a = s.bodyA[begin], c = s.bodyB[begin];   // one run: the same two bodies
+        const Real* col = columns_.data();
         const size_t n = rows_;
-        const Real* __restrict c = s.compliance;
-        const Real* __restrict ja = columns_.data();
-        const Real* __restrict jb = columns_.data() + 6 * n;
-        const Real a0 = wa.lin.x, a1 = wa.lin.y, a2 = wa.lin.z, a3 = wa.ang.x, a4 = wa.ang.y, a5 = wa.ang.z;
-        const Real b0 = wb.lin.x, b1 = wb.lin.y, b2 = wb.lin.z, b3 = wb.ang.x, b4 = wb.ang.y, b5 = wb.ang.z;
-        for (int i = begin; i < end; ++i) {
-            Real ax = c[i] * x[i];
-            if (UseA)
-                ax += (ja[i] * a0 + ja[n + i] * a1 + ja[2 * n + i] * a2) +
-                      (ja[3 * n + i] * a3 + ja[4 * n + i] * a4 + ja[5 * n + i] * a5);
-            if (UseB)
-                ax += (jb[i] * b0 + jb[n + i] * b1 + jb[2 * n + i] * b2) +
-                      (jb[3 * n + i] * b3 + jb[4 * n + i] * b4 + jb[5 * n + i] * b5);
-            y[i] = HasB ? b[i] - ax : ax;
-        }
-        Real sum = 0;
-        for (int i = begin; i < end; ++i) sum += y[i] * (HasV ? v[i] : y[i]);
-        return sum;
+        if (b) return v ? gatherColumns<true, true>(col, n, s.compliance, begin, end, a, c, w, x, b, y, v)
+                        : gatherColumns<true, false>(col, n, s.compliance, begin, end, a, c, w, x, b, y, v);
+        return v ? gatherColumns<false, true>(col, n, s.compliance, begin, end, a, c, w, x, b, y, v)
+                 : gatherColumns<false, false>(col, n, s.compliance, begin, end, a, c, w, x, b, y, v);
     }
 
     int rows_ = 0;

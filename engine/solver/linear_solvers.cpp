@@ -16,6 +16,7 @@
 #include "engine/solver/linear_solvers.h"
 
 #include "engine/solver/krylov_steps_hd.h"
+#include "engine/solver/row_columns.h"
 
 #include <algorithm>
 #include <cctype>
@@ -153,48 +154,6 @@ Real gatherSpan(const RowSystemView& s, int begin, int end, int a, int b, const 
     return sum;
 }
 
-// gatherSpan over J's columns (RowSystemView::jacobianColumns): the same products and sums in
-// the same order, so the same bits, but y is computed for all the span's rows first, a loop
-// without a carried dependency that the compiler vectorizes across rows (four rows per 256-bit
-// instruction with -march=native on this project's Xeons), then summed. Read row by row from
-// jacobianA/B, a row's 24 scalar products and sums took 9-10 cycles on the default pyramid.
-template <bool UseA, bool UseB, bool HasB, bool HasV>
-Real gatherSpanColumns(const RowSystemView& s, int begin, int end, const Spatial& wa, const Spatial& wb,
-                       const Real* __restrict x, const Real* __restrict rhs, Real* __restrict y,
-                       const Real* __restrict v) {
-    const int n = s.rowCount;
-    const Real* __restrict c = s.compliance;
-    const Real* __restrict ja = s.jacobianColumns;
-    const Real* __restrict jb = s.jacobianColumns + 6 * size_t(n);
-    const Real a0 = wa.lin.x, a1 = wa.lin.y, a2 = wa.lin.z, a3 = wa.ang.x, a4 = wa.ang.y, a5 = wa.ang.z;
-    const Real b0 = wb.lin.x, b1 = wb.lin.y, b2 = wb.lin.z, b3 = wb.ang.x, b4 = wb.ang.y, b5 = wb.ang.z;
-    for (int i = begin; i < end; ++i) {
-        // dot(J, w) = dot(lin) + dot(ang), dot(Vec3) = (x x + y y) + z z, as in core/math.h.
-        Real ax = c[i] * x[i];
-        if (UseA)
-            ax += (ja[i] * a0 + ja[n + i] * a1 + ja[2 * n + i] * a2) +
-                  (ja[3 * n + i] * a3 + ja[4 * n + i] * a4 + ja[5 * n + i] * a5);
-        if (UseB)
-            ax += (jb[i] * b0 + jb[n + i] * b1 + jb[2 * n + i] * b2) +
-                  (jb[3 * n + i] * b3 + jb[4 * n + i] * b4 + jb[5 * n + i] * b5);
-        y[i] = HasB ? rhs[i] - ax : ax;
-    }
-    Real sum = 0;
-    for (int i = begin; i < end; ++i) sum += y[i] * (HasV ? v[i] : y[i]);
-    return sum;
-}
-
-template <bool HasB, bool HasV>
-Real gatherColumns(const RowSystemView& s, int begin, int end, int a, int b, const Spatial* w, const Real* x,
-                   const Real* rhs, Real* y, const Real* v) {
-    const Spatial zero{{0, 0, 0}, {0, 0, 0}};
-    const Spatial wa = a >= 0 ? w[a] : zero, wb = b >= 0 ? w[b] : zero;
-    if (a >= 0 && b >= 0) return gatherSpanColumns<true, true, HasB, HasV>(s, begin, end, wa, wb, x, rhs, y, v);
-    if (a >= 0) return gatherSpanColumns<true, false, HasB, HasV>(s, begin, end, wa, wb, x, rhs, y, v);
-    if (b >= 0) return gatherSpanColumns<false, true, HasB, HasV>(s, begin, end, wa, wb, x, rhs, y, v);
-    return gatherSpanColumns<false, false, HasB, HasV>(s, begin, end, wa, wb, x, rhs, y, v);
-}
-
 template <bool HasB, bool HasV>
 Real gatherBlock(const RowSystemView& s, int begin, int end, const Spatial* w, const Real* x, const Real* rhs,
                  Real* y, const Real* v) {
@@ -209,7 +168,8 @@ Real gatherBlock(const RowSystemView& s, int begin, int end, const Spatial* w, c
     const bool columns = s.jacobianColumns && !s.bodyC;
     for (int i = begin; i < end; ++k) {
         const int stop = std::min(end, s.runStart[k + 1]);
-        sum += columns ? gatherColumns<HasB, HasV>(s, i, stop, s.bodyA[i], s.bodyB[i], w, x, rhs, y, v)
+        sum += columns ? gatherColumns<HasB, HasV>(s.jacobianColumns, size_t(s.rowCount), s.compliance, i, stop,
+                                                   s.bodyA[i], s.bodyB[i], w, x, rhs, y, v)   // row_columns.h
                        : gatherSpan<HasB, HasV>(s, i, stop, s.bodyA[i], s.bodyB[i], w, x, rhs, y, v);
         i = stop;
     }

@@ -39,6 +39,7 @@
 
 #include "engine/settings.h"
 #include "engine/solver/newton_steps_hd.h"
+#include "engine/solver/row_columns.h"
 #include "engine/step_types.h"
 
 namespace cs {
@@ -296,19 +297,11 @@ void solveNewton(const SolverSettings& settings, Real h, ConstraintRows& rows, B
     // J by columns for the CPU gather (RowSystemView::jacobianColumns), two-body systems only;
     // filled before the first linear solve, so a step that meets the tolerance at once (most of a
     // resting pile's) does not pay for it.
-    auto fillJacobianColumns = [&]() {
+    auto prepareColumns = [&]() {
         if (view.bodyC || view.jacobianColumns) return;
         s.jacobianColumns.resize(12 * size_t(n));
-        Real* col = s.jacobianColumns.data();
-        for (int i = 0; i < n; ++i) {
-            const Spatial* j[2] = {&rows.jacobianA[i], &rows.jacobianB[i]};
-            for (int side = 0; side < 2; ++side) {
-                const Real values[6] = {j[side]->lin.x, j[side]->lin.y, j[side]->lin.z,
-                                        j[side]->ang.x, j[side]->ang.y, j[side]->ang.z};
-                for (int k = 0; k < 6; ++k) col[(6 * side + k) * size_t(n) + i] = values[k];
-            }
-        }
-        view.jacobianColumns = col;
+        fillJacobianColumns(rows.jacobianA.data(), rows.jacobianB.data(), size_t(n), s.jacobianColumns.data());
+        view.jacobianColumns = s.jacobianColumns.data();
     };
 
     LinearSolverSettings linear;
@@ -407,7 +400,7 @@ void solveNewton(const SolverSettings& settings, Real h, ConstraintRows& rows, B
             }
             history = {std::sqrt(bb), std::sqrt(rr)};
         } else {
-            fillJacobianColumns();
+            prepareColumns();
             std::fill(s.dlambdaFixed.begin(), s.dlambdaFixed.end(), Real(0));
             std::fill(s.dlambda.begin(), s.dlambda.end(), Real(0));
             r = settings.decoupleRows
