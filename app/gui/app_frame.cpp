@@ -156,7 +156,8 @@ void SandboxApp::advance(double wallDt) {
         // Fixed stepping advances one video frame of simulated time per rendered frame, so tests
         // and recordings are reproducible and videos play in real time.
         bool fixed = options_.fixedStep || video_.isOpen();
-        accumulator_ += (fixed ? 1.0 / options_.fps : wallDt) * speed;
+        // The frame that loaded a scene (freshCopies_) is not owed: the scene starts at its start.
+        accumulator_ += (fixed ? 1.0 / options_.fps : freshCopies_ ? 0.0 : wallDt) * speed;
         // Real time with a bounded lag: simulated time owed but not yet asked of the physics is
         // kept up to kMaxLag of wall time and made up when the steps allow (a long frame, the
         // awake pile's costly steps for a moment); past that it is dropped, and the scene runs in
@@ -170,6 +171,7 @@ void SandboxApp::advance(double wallDt) {
         steps = int(std::floor(accumulator_ / dt + 1e-9));
         accumulator_ -= steps * dt;
     }
+    freshCopies_ = false;
     if (profile) profile->steps().asked = steps;
     // Real time: the physics thread steps (physics_thread.cpp); a frame never waits for it.
     // Steps asked for while it is busy go back to the accumulator and are asked for next frame.

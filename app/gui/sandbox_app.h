@@ -296,6 +296,7 @@ private:
     // Lockstep time.
     long long tick_ = 0;               // steps since the session began (never reset)
     double accumulator_ = 0;
+    bool freshCopies_ = false;         // setCopies ran: advance skips the wall time of the frame it ran in
     double droppedSim_ = 0;            // simulated s let go past the lag's cap (advance): slow motion
     mutable double reportDroppedSim_ = 0;   // droppedSim_ at the last method report
     double stepWallMs_ = 0;
