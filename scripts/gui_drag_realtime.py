@@ -3,21 +3,26 @@
 
 Runs `SANDBOX gui SCENE --real-time --script FILE --frames N` under Xvfb (1280x720, Mesa's
 llvmpipe). The script aims the app's cursor at the highest dynamic body at frame 5 (the app prints
-its pixel: `aim: body B at pixel X Y`) and prints a `method report` line at frames FROM and TO.
-When the first report arrives this script drags that body with real X input (xdotool: the pointer
-to the pixel, button 1 down, then up by RISE pixels over MOVE seconds in steps of 10 ms, then held
-still) until the second report, then lets go. As in gui_realtime.py each report is stamped with
-this process's clock, so
+its pixel: `aim: body B at pixel X Y`) and prints a `method report` line at frame FROM, every 30
+frames after it, and at frame TO. When the report of frame FROM arrives this script drags that
+body with real X input (xdotool: the pointer to the pixel, button 1 down, then up by RISE pixels
+over MOVE seconds in steps of 10 ms, then held still) until the report of frame TO, then lets go.
+As in gui_realtime.py each report is stamped with this process's clock, so
 
-    x real time = (simulated time at the second report - at the first) / (wall time between them)
+    x real time = (simulated time at TO's report - at FROM's) / (wall time between them)
 
-is what the physics thread achieved while the box was held, measured outside the app. The title's
-figure (`title=`), the physics thread's busy share (`busy=`), fps and frame times are recorded, and
-the CPU of the app's threads by name (gui_realtime.thread_cpu). With several binaries the runs
-alternate, ROUNDS times.
+is what the physics thread achieved while the box was held, measured outside the app. Recorded
+besides: the title's figure at TO (`title`) and its lowest at the reports between (`title_min`),
+the simulated seconds the app let go past its lag cap (`dropped_s`, the reports' `dropped=`;
+empty for binaries without it), the physics thread's busy share over the stretch (`busy`), fps
+and frame times, and the CPU of the app's threads by name (gui_realtime.thread_cpu). With
+several binaries the runs alternate, ROUNDS times; --profiles DIR writes each run's
+--frame-profile CSV (its per-frame stepping columns: sim_s, asked, dropped_ms, stepped, step_ms,
+drag, title; the profile's glFinish per part makes frames longer: not for the x real time).
 
   usage: scripts/gui_drag_realtime.py [--scene pyramid] [--from 240] [--to 840] [--rise 80]
-                                      [--move 1.0] [--rounds R] [--shots DIR] SANDBOX [SANDBOX ...]
+                                      [--move 1.0] [--rounds R] [--shots DIR] [--profiles DIR]
+                                      SANDBOX [SANDBOX ...]
 """
 import argparse
 import os
@@ -49,9 +54,11 @@ def drag(display, x, y, rise, move, stop):
     xdo(display, "mouseup", "1")
 
 
-def run_one(sandbox, a, shot):
+def run_one(sandbox, a, shot, profile=""):
     with tempfile.NamedTemporaryFile("w", suffix=".script", delete=False) as f:
-        f.write(f"5 aim auto\n{a.from_frame} method report\n")
+        f.write("5 aim auto\n")
+        for k in range(a.from_frame, a.to, 30):   # every 30 frames: the title's lowest in the stretch
+            f.write(f"{k} method report\n")
         if shot:
             f.write(f"{a.to - 1} screenshot {shot}\n")
         f.write(f"{a.to} method report\n")
@@ -62,7 +69,8 @@ def run_one(sandbox, a, shot):
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(1.0)
     load = os.getloadavg()[0]
-    p = subprocess.Popen([sandbox, "gui", a.scene, "--real-time", "--script", script, "--frames", str(a.to + 1)],
+    extra = ["--frame-profile", profile] if profile else []
+    p = subprocess.Popen([sandbox, "gui", a.scene, "--real-time", "--script", script, "--frames", str(a.to + 1), *extra],
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1,
                          env=dict(os.environ, DISPLAY=display))
     reports, summary, pixel = [], [], None
@@ -74,14 +82,17 @@ def run_one(sandbox, a, shot):
         if m:
             pixel = (float(m.group(2)), float(m.group(3)))
         elif line.startswith("method-report") and "copy=0" in line:
+            frame = int(re.search(r" frame=(\d+)", line).group(1))
             t = float(re.search(r" time=([-0-9.e+]+)", line).group(1))
             title = re.search(r" title=([-0-9.e+]+)", line)
             busy = re.search(r" busy=([-0-9.e+]+)", line)
-            reports.append((now, t, title.group(1) if title else "", busy.group(1) if busy else "", thread_cpu(p.pid)))
-            if len(reports) == 1 and pixel:
+            drop = re.search(r" dropped=([-0-9.e+]+)", line)   # since the last report; not in older binaries
+            reports.append((now, t, title.group(1) if title else "", busy.group(1) if busy else "", thread_cpu(p.pid),
+                            float(drop.group(1)) if drop else None))
+            if frame == a.from_frame and pixel:
                 mover = threading.Thread(target=drag, args=(display, pixel[0], pixel[1], a.rise, a.move, stop))
                 mover.start()
-            elif len(reports) == 2:
+            elif frame == a.to:
                 stop.set()
         elif line.startswith("sandbox gui:"):
             summary.append(line.strip())
@@ -94,10 +105,16 @@ def run_one(sandbox, a, shot):
     os.unlink(script)
     row = {"scene": a.scene, "sandbox": sandbox, "load": round(load, 2), "rc": p.returncode, "pixel": pixel}
     if len(reports) >= 2:
-        (w0, t0, _, _, c0), (w1, t1, title, busy, c1) = reports[0], reports[-1]
+        (w0, t0, _, _, c0, _), (w1, t1, title, busy, c1, _) = reports[0], reports[-1]
         used = {k: c1.get(k, 0.0) - c0.get(k, 0.0) for k in c1}
         n = a.to - a.from_frame
+        # busy over the whole stretch: each report's is since the one before, weighted by its wall time
+        spans = [(reports[k][0] - reports[k - 1][0], float(reports[k][3] or 0)) for k in range(1, len(reports))]
+        busy = round(sum(w * b for w, b in spans) / max(sum(w for w, _ in spans), 1e-9), 3)
+        drops = [r[5] for r in reports[1:] if r[5] is not None]
         row.update(x_real_time=round((t1 - t0) / max(w1 - w0, 1e-9), 3), title=title, busy=busy,
+                   title_min=min(float(r[2]) for r in reports[1:] if r[2]),
+                   dropped_s=round(sum(drops), 3) if drops else "",
                    sim_s=round(t1 - t0, 3), wall_s=round(w1 - w0, 3),
                    cpu_physics=round(used.get("physics", 0.0) / max(w1 - w0, 1e-9), 3),
                    ui_ms_frame=round(1e3 * used.get("ui", 0.0) / n, 2),
@@ -119,8 +136,10 @@ def main():
     ap.add_argument("--move", type=float, default=1.0, help="seconds the pointer takes to move")
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--shots", default="")
+    ap.add_argument("--profiles", default="", help="a directory for each run's --frame-profile CSV")
     a = ap.parse_args()
-    fields = ["scene", "sandbox", "load", "x_real_time", "title", "busy", "cpu_physics", "ui_ms_frame", "lp_ms_frame",
+    fields = ["scene", "sandbox", "load", "x_real_time", "title", "title_min", "dropped_s", "busy", "cpu_physics",
+              "ui_ms_frame", "lp_ms_frame",
               "fps", "frame_median_ms", "frame_p95_ms", "sim_s", "wall_s", "pixel", "rc"]
     print(f"# {os.cpu_count()} cores, 1280x720 Xvfb, drag from frame {a.from_frame} to {a.to}", flush=True)
     print("# " + " ".join(fields), flush=True)
@@ -130,7 +149,11 @@ def main():
             if a.shots:
                 os.makedirs(a.shots, exist_ok=True)
                 shot = os.path.join(os.path.abspath(a.shots), f"drag_{a.scene}_{i}_r{r}.png")
-            row = run_one(sb, a, shot)
+            profile = ""
+            if a.profiles:
+                os.makedirs(a.profiles, exist_ok=True)
+                profile = os.path.join(os.path.abspath(a.profiles), f"frames_{a.scene}_{i}_r{r}.csv")
+            row = run_one(sb, a, shot, profile)
             print(" ".join(str(row.get(k, "")).replace(" ", "") for k in fields), flush=True)
     return 0
 

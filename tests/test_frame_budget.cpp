@@ -65,7 +65,7 @@ TEST_CASE("frame budget: a long rest counts at once and fades by a tenth of the 
 
 TEST_CASE("frame profile: a header and rows of the same columns; other is the time outside the parts") {
     const std::vector<std::string> head = cells(FrameProfile::header());
-    REQUIRE(head.size() == 2 + size_t(FramePart::Count) + 6);
+    REQUIRE(head.size() == 2 + size_t(FramePart::Count) + 6 + 7);
     CHECK(head[0] == "frame");
     CHECK(head[1] == "total_ms");
     CHECK(head[2] == "poll");
@@ -77,7 +77,15 @@ TEST_CASE("frame profile: a header and rows of the same columns; other is the ti
     parts[int(FramePart::ViewSlices)] = 11.5;
     parts[int(FramePart::UiRender)] = 4.25;
     parts[int(FramePart::Swap)] = 0.75;
-    const std::vector<std::string> row = cells(FrameProfile::row(42, 20, parts, 3, 11.25, true, false, true));
+    FrameSteps steps;
+    steps.simS = 4.125;
+    steps.asked = 30;
+    steps.droppedMs = 12.5;
+    steps.stepped = 7;
+    steps.stepMs = 0.25;
+    steps.drag = true;
+    steps.title = 0.875;
+    const std::vector<std::string> row = cells(FrameProfile::row(42, 20, parts, 3, 11.25, true, false, true, steps));
     REQUIRE(row.size() == head.size());
     auto at = [&](const char* name) {
         for (size_t i = 0; i < head.size(); ++i)
@@ -93,6 +101,13 @@ TEST_CASE("frame profile: a header and rows of the same columns; other is the ti
     CHECK(at("adopted") == "1");
     CHECK(at("built") == "0");
     CHECK(at("done") == "1");
+    CHECK(std::stod(at("sim_s")) == doctest::Approx(4.125));
+    CHECK(at("asked") == "30");
+    CHECK(std::stod(at("dropped_ms")) == doctest::Approx(12.5));
+    CHECK(at("stepped") == "7");
+    CHECK(std::stod(at("step_ms")) == doctest::Approx(0.25));
+    CHECK(at("drag") == "1");
+    CHECK(std::stod(at("title")) == doctest::Approx(0.875));
 }
 
 TEST_CASE("real-time meter: simulated over wall time across the last 2 s of step ends") {

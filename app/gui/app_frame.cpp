@@ -35,6 +35,12 @@ constexpr size_t kMaxDrawnContacts = 10000;
 // grasp within them).
 constexpr float kGraspColumn = 346.f, kGraspMinView = 480.f;
 
+// Real time: the most wall time the simulation may fall behind and still make up (advance). The
+// accumulator's old cap, 8 steps (67 ms) a frame, dropped the rest of every longer frame even with
+// the physics idle, and 0.3 s of the default pyramid's waking under a drag (docs/speed.md "The
+// drag (session 28)"); a quarter second is the usual bound of a fixed-step loop.
+constexpr double kMaxLag = 0.25;
+
 // With the profile on, each GL part ends with glFinish, so that what it queued is drawn in its own
 // column (llvmpipe draws only when flushed; else it all lands in the swap).
 void finishForProfile(const FrameProfile* profile) {
@@ -60,6 +66,7 @@ bool SandboxApp::init(GlContext* gl, std::string* error) {
     // recording (not in real time) has them on unless --no-shadows.
     bool software = gl->rendererName().find("llvmpipe") != std::string::npos ||
                     gl->rendererName().find("softpipe") != std::string::npos;
+    softwareRasterizer_ = software;
     sceneRenderer_.shadows = view.shadows = options_.forceShadows || (options_.shadows && !software);
     IMGUI_CHECKVERSION();
     ImGui::CreateContext();
@@ -149,16 +156,25 @@ void SandboxApp::advance(double wallDt) {
         // Fixed stepping advances one video frame of simulated time per rendered frame, so tests
         // and recordings are reproducible and videos play in real time.
         bool fixed = options_.fixedStep || video_.isOpen();
-        accumulator_ += (fixed ? 1.0 / options_.fps : std::min(wallDt, 0.1)) * speed;
+        // The frame that loaded a scene (freshCopies_) is not owed: the scene starts at its start.
+        accumulator_ += (fixed ? 1.0 / options_.fps : freshCopies_ ? 0.0 : wallDt) * speed;
+        // Real time with a bounded lag: simulated time owed but not yet asked of the physics is
+        // kept up to kMaxLag of wall time and made up when the steps allow (a long frame, the
+        // awake pile's costly steps for a moment); past that it is dropped, and the scene runs in
+        // slow motion rather than in a spiral (droppedSim_, the method report's dropped=).
+        const double cap = std::max(kMaxLag * speed, dt);
+        if (!fixed && accumulator_ > cap) {
+            droppedSim_ += accumulator_ - cap;
+            if (profile) profile->steps().droppedMs += 1e3 * (accumulator_ - cap);
+            accumulator_ = cap;
+        }
         steps = int(std::floor(accumulator_ / dt + 1e-9));
         accumulator_ -= steps * dt;
-        if (!fixed && steps > 8) {   // slower than real time: slow motion rather than a spiral
-            steps = 8;
-            accumulator_ = 0;
-        }
     }
+    freshCopies_ = false;
+    if (profile) profile->steps().asked = steps;
     // Real time: the physics thread steps (physics_thread.cpp); a frame never waits for it.
-    // Steps asked for while it is busy are dropped: slower than real time is slow motion.
+    // Steps asked for while it is busy go back to the accumulator and are asked for next frame.
     const long long ticksBefore = tick_;
     if (canStepInBackground()) {
         if (steps > 0 && dragging()) {
@@ -192,11 +208,20 @@ void SandboxApp::advance(double wallDt) {
             }
         }
         if (budgeted && std::chrono::steady_clock::now() - start > std::chrono::milliseconds(40)) {
+            droppedSim_ += (steps - 1 - i) * dt + accumulator_;
+            if (profile) profile->steps().droppedMs += 1e3 * ((steps - 1 - i) * dt + accumulator_);
             accumulator_ = 0;
             break;
         }
     }
     if (tick_ > ticksBefore && !canStepInBackground()) noteSimTime(std::chrono::steady_clock::now());
+    if (profile) {
+        profile->steps().simS = double(copies_[0]->world.state().time);
+        profile->steps().stepped += int(tick_ - ticksBefore);
+        profile->steps().stepMs = stepWallMs_;
+        profile->steps().drag = dragging();
+        profile->steps().title = paused ? 0.0 : realTimeFactor();
+    }
     if (paused) realTime_.clear();   // the window starts again when the steps do
     impact.play(wallDt);
     // Follow: the target eases to the body's centre of mass, or a deformable body's node centroid.

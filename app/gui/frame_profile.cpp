@@ -34,23 +34,24 @@ void FrameProfile::beginFrame() {
     slices_ = 0;
     budgetMs_ = 0;
     adopted_ = built_ = done_ = false;
+    steps_ = FrameSteps{};
 }
 
 void FrameProfile::endFrame(int frame) {
     if (!file_) return;
     const double total = std::chrono::duration<double, std::milli>(Clock::now() - start_).count();
-    std::fprintf(file_, "%s\n", row(frame, total, ms_, slices_, budgetMs_, adopted_, built_, done_).c_str());
+    std::fprintf(file_, "%s\n", row(frame, total, ms_, slices_, budgetMs_, adopted_, built_, done_, steps_).c_str());
 }
 
 std::string FrameProfile::header() {
     std::string h = "frame,total_ms";
     for (const char* name : kPartNames) h += std::string(",") + name;
-    return h + ",other,slices,budget_ms,adopted,built,done";
+    return h + ",other,slices,budget_ms,adopted,built,done,sim_s,asked,dropped_ms,stepped,step_ms,drag,title";
 }
 
 std::string FrameProfile::row(int frame, double totalMs, const double* partMs, int slices, double budgetMs,
-                              bool adopted, bool built, bool done) {
-    char cell[32];
+                              bool adopted, bool built, bool done, const FrameSteps& steps) {
+    char cell[96];
     std::snprintf(cell, sizeof cell, "%d,%.3f", frame, totalMs);
     std::string r = cell;
     double sum = 0;
@@ -61,6 +62,9 @@ std::string FrameProfile::row(int frame, double totalMs, const double* partMs, i
     }
     std::snprintf(cell, sizeof cell, ",%.3f,%d,%.2f,%d,%d,%d", totalMs - sum, slices, budgetMs, adopted ? 1 : 0,
                   built ? 1 : 0, done ? 1 : 0);
+    r += cell;
+    std::snprintf(cell, sizeof cell, ",%.6f,%d,%.3f,%d,%.3f,%d,%.3f", steps.simS, steps.asked, steps.droppedMs,
+                  steps.stepped, steps.stepMs, steps.drag ? 1 : 0, steps.title);
     return r + cell;
 }
 

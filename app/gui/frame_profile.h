@@ -25,7 +25,11 @@
 // and not in the swap's (the view's slices are finished anyway). The columns after `other` say
 // what happened in the frame: slices (the build's slice count), budget_ms (their budget,
 // frame_budget.h; 0: no progressive view), adopted (a job taken), built (a progressive build
-// started), done (one completed).
+// started), done (one completed); then the stepping: sim_s (copy 0's simulated time after the
+// frame's advance), asked (the steps the frame asked for), dropped_ms (simulated ms the frame
+// let go: the accumulator's cap, slower than real time), stepped (the steps of the job it took)
+// step_ms (the physics thread's wall ms per step in that job), drag (1 while the cursor holds a
+// body) and title (the title's x real time).
 #pragma once
 
 #include <chrono>
@@ -37,6 +41,17 @@ namespace cs {
 enum class FramePart {
     Poll, Begin, Adopt, Launch, Advance, Gather, ViewKey, ViewStart, ViewSlices, Blit, Layers, UiBuild, UiRender, Swap,
     Pace, Count
+};
+
+// A frame's stepping (the columns after `done`).
+struct FrameSteps {
+    double simS = 0;
+    int asked = 0;
+    double droppedMs = 0;
+    int stepped = 0;
+    double stepMs = 0;
+    bool drag = false;   // the cursor holds a body
+    double title = 0;    // the title's x real time (real_time_meter.h)
 };
 
 class FrameProfile {
@@ -53,13 +68,14 @@ public:
     void setViewBudget(double ms) { budgetMs_ = ms; }
     void markAdopted() { adopted_ = true; }
     void markBuild(bool started, bool done) { built_ |= started; done_ |= done; }
+    FrameSteps& steps() { return steps_; }
     // Writes the frame's row: its time since beginFrame and each part.
     void endFrame(int frame);
 
     // The CSV's header line (no newline), and a row for the given times.
     static std::string header();
     static std::string row(int frame, double totalMs, const double* partMs, int slices, double budgetMs, bool adopted,
-                           bool built, bool done);
+                           bool built, bool done, const FrameSteps& steps = {});
 
 private:
     using Clock = std::chrono::steady_clock;
@@ -69,6 +85,7 @@ private:
     int slices_ = 0;
     double budgetMs_ = 0;
     bool adopted_ = false, built_ = false, done_ = false;
+    FrameSteps steps_;
 };
 
 // Adds the time from its construction to its destruction to `part`; nothing when profile is null.

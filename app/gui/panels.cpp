@@ -420,6 +420,8 @@ void SandboxApp::printMethodReport(int frame) const {
     const double busy = reportWall_.time_since_epoch().count() == 0 ? 0.0 : (busyMs - reportBusyMs_) / wallMs;
     reportWall_ = now;
     reportBusyMs_ = busyMs;
+    const double dropped = droppedSim_ - reportDroppedSim_;
+    reportDroppedSim_ = droppedSim_;
     for (int i = 0; i < copyCount(); ++i) {
         const World& w = copies_[i]->world;
         const Model& m = w.model();
@@ -430,10 +432,10 @@ void SandboxApp::printMethodReport(int frame) const {
         std::string label = copies_[i]->label;
         std::replace(label.begin(), label.end(), ' ', '_');
         std::printf("method-report frame=%d copy=%d label=%s method=%s time=%.4f newton_iters=%d linear_iters=%d "
-                    "top_drift=%.3e title=%.3f busy=%.3f\n",
+                    "top_drift=%.3e title=%.3f busy=%.3f dropped=%.4f\n",
                     frame, i, label.c_str(), solveMethodName(w.settings.solver.method), double(w.state().time),
                     w.solveStats().newtonIterations, w.solveStats().linearIterations, drift,
-                    paused ? 0.0 : realTimeFactor(), busy);
+                    paused ? 0.0 : realTimeFactor(), busy, dropped);
     }
 }
 

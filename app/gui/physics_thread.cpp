@@ -13,9 +13,13 @@
 // (fixed steps, recording, replay, PLUS) first waits for the job (adoptSteps).
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <chrono>
 #include <thread>
 
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
 #include <pthread.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -43,6 +47,21 @@ constexpr double kHandoverStepMs = 25;
 // 5 levels (a third) cut the pile's median frame by 1 ms more, but the default scene's physics
 // then fell from 0.4 to 0.06-0.3x real time at that load (its UI frame takes a core of its own).
 constexpr int kPhysicsNice = 3;
+
+// The physics thread's OpenMP team (the solver's and the narrow phase's parallel loops). The UI
+// thread draws on a core of its own, and with Mesa's llvmpipe (no GPU) the rasterizer has the
+// cores after the UI's and the physics's (gui_main.cpp): a team of more threads than the cores
+// left to it waits at every loop's barrier for a thread that is off its core. On 2 cores the
+// default team of 2 made the default pyramid's awake steps (the drag wakes it) cost 2 to 4 times
+// their one-thread time: 15.6 against 7.3 CPU ms headless with another job on the machine, and
+// 20-140 ms of wall time a step in the app (docs/speed.md "The drag (session 28)"). So the team
+// is one thread with llvmpipe, the cores but the UI's with a GPU; OMP_NUM_THREADS, where set, wins.
+int physicsTeam(bool softwareRasterizer) {
+    const char* set = std::getenv("OMP_NUM_THREADS");
+    if (set && *set) return 0;   // the user's
+    const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+    return softwareRasterizer ? 1 : std::max(1, cores - 1);
+}
 
 void lowerThisThreadPriority() {
     const pid_t tid = pid_t(syscall(SYS_gettid));
@@ -111,6 +130,9 @@ bool SandboxApp::stepInBackground(int steps) {
 void SandboxApp::physicsLoop() {
     pthread_setname_np(pthread_self(), "physics");   // for top -H and scripts/gui_realtime.py
     lowerThisThreadPriority();
+#if defined(_OPENMP)
+    if (const int team = physicsTeam(softwareRasterizer_); team > 0) omp_set_num_threads(team);   // this thread's
+#endif
     using Clock = std::chrono::steady_clock;
     for (;;) {
         Job job;
@@ -200,7 +222,7 @@ void SandboxApp::adoptSteps() {
     tick_ += jobSteps_;
     // Steps the job was asked for and left (the frame took it first) are asked for again: behind
     // real time for a frame is made up in the next; the accumulator's cap (advance) keeps the lag
-    // under 8 steps, past which the scene runs in slow motion.
+    // under kMaxLag, past which the scene runs in slow motion.
     accumulator_ += (jobAsked_ - jobSteps_) * copies_[0]->world.settings.dt;
     session_.steps = tick_;
     stepWallMs_ = jobMs_ / std::max(1, jobSteps_);

@@ -144,8 +144,9 @@ public:
     // Scripts: set copy `copy`'s solve method (-1: every copy) as the panel's combo does, or say in
     // one line why not; and print one "method-report" line per copy: its label, method, the last
     // step's Newton and linear (sweep) iterations, how far the highest body has moved, and the
-    // title's x real time (title=) and the share of the wall time since the last report that the
-    // physics thread spent stepping (busy=).
+    // title's x real time (title=), the share of the wall time since the last report that the
+    // physics thread spent stepping (busy=), and the simulated seconds let go since then because
+    // the simulation fell further behind real time than the lag's cap (dropped=, advance).
     void scriptSetMethod(const std::string& name, int copy, int frame);
     void printMethodReport(int frame) const;
     // Scripts: the centre of the n-th "(?)" marker drawn last frame; false if there is none.
@@ -295,6 +296,9 @@ private:
     // Lockstep time.
     long long tick_ = 0;               // steps since the session began (never reset)
     double accumulator_ = 0;
+    bool freshCopies_ = false;         // setCopies ran: advance skips the wall time of the frame it ran in
+    double droppedSim_ = 0;            // simulated s let go past the lag's cap (advance): slow motion
+    mutable double reportDroppedSim_ = 0;   // droppedSim_ at the last method report
     double stepWallMs_ = 0;
 
     // The physics thread (physics_thread.cpp).
@@ -310,6 +314,7 @@ private:
     void waitForJob();                 // until the running job is done
     void stopPhysicsThread();
     std::thread stepThread_;
+    bool softwareRasterizer_ = false;  // llvmpipe draws: the physics thread's OpenMP team is one thread
     std::mutex jobMutex_;
     std::condition_variable jobWake_, jobDone_;
     Job job_;                          // the next job, under jobMutex_

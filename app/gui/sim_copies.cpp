@@ -128,6 +128,7 @@ void SandboxApp::setCopies(const std::vector<CopySpec>& specs) {
     tick_ = 0;
     resetTick_ = 0;
     accumulator_ = 0;
+    freshCopies_ = true;   // the next frame's wall time (the scene's load in it) is not owed
     impact.clear();
     graspReset();
     updateStatistics();
