@@ -169,9 +169,6 @@ CS_HD bool edgeEdgeContact(const PolytopeView& A, int i, const PolytopeView& B, 
     const PolytopeEdge& eb = B.edges[j];
     const Vec3 pa = A.vertices[ea.tail], da = A.vertices[ea.head] - pa;
     const Vec3 pb = B.vertices[eb.tail], db = B.vertices[eb.head] - pb;
-    // Parallel edges first, edgeEdgeClosest's own test without its square roots and divisions
-    // (every test below only rejects, so their order leaves the output as it is).
-    if (lengthSq(cross(da, db)) <= s.parallelSin * s.parallelSin * lengthSq(da) * lengthSq(db)) return false;
     // Bounding spheres of the two segments.
     const Real reach = Real(0.5) * (length(da) + length(db)) + s.margin + s.maxEdgeDepth;
     if (lengthSq((pb + Real(0.5) * db) - (pa + Real(0.5) * da)) > reach * reach) return false;
