@@ -17,8 +17,8 @@ void buildCandidates(const PolytopeView& A, const PolytopeView& B, const Transfo
 }
 
 void collideCandidates(const PolytopeView& A, const PolytopeView& B, const NarrowPhaseSettings& s,
-                       const FeatureCacheEntry& e, Real delta, ContactSink& sink) {
-    collideCandidates(A, B, s, e.frame, e.candidates.data(), (int)e.candidates.size(), delta, sink);
+                       const FeatureCacheEntry& e, Real delta, ContactSink& sink, bool apartChecked) {
+    collideCandidates(A, B, s, e.frame, e.candidates.data(), (int)e.candidates.size(), delta, sink, apartChecked);
 }
 
 }  // namespace cs

@@ -74,6 +74,6 @@ void buildCandidates(const PolytopeView& A, const PolytopeView& B, const Transfo
 
 // collidePolytopePair's output, from e's candidates only (delta: relativeMotion since P0).
 void collideCandidates(const PolytopeView& A, const PolytopeView& B, const NarrowPhaseSettings& s,
-                       const FeatureCacheEntry& e, Real delta, ContactSink& sink);
+                       const FeatureCacheEntry& e, Real delta, ContactSink& sink, bool apartChecked = false);
 
 }  // namespace cs

@@ -199,13 +199,39 @@ CS_HD void buildCandidates(const PolytopeView& A, const PolytopeView& B, const T
             if (length(A.vertices[v] - B.vertices[u]) <= near) sink.push(CandidatePass::VertexVertex, v, u);
 }
 
+// maxFaceGap(Q, P.vertices[v]) for the vertices of P, each computed once per pair: the
+// vertex-face, vertex-edge and vertex-vertex passes of collideCandidates test the same vertices
+// against the same polytope (the same arithmetic, so the same bits). Vertices past the first
+// kMemoVertices are computed at every call.
+struct FaceGapMemo {
+    static constexpr int kMemoVertices = 16;
+    Real gap[kMemoVertices];
+    uint32_t known = 0;
+
+    CS_HD Real get(const PolytopeView& Q, const PolytopeView& P, int v) {
+        if (v >= kMemoVertices) return maxFaceGap(Q, P.vertices[v]);
+        if (!((known >> v) & 1u)) {
+            gap[v] = maxFaceGap(Q, P.vertices[v]);
+            known |= uint32_t(1) << v;
+        }
+        return gap[v];
+    }
+};
+
 // collidePolytopePair's output from the n candidates cand built at f only (delta: relativeMotion
-// since P0, 0 for candidates built at the current poses).
+// since P0, 0 for candidates built at the current poses). apartChecked: the caller has already
+// found the pair's bounding spheres within s.margin and no face plane of either polytope keeping
+// the other beyond a margin <= s.margin (narrow_phase.cpp collideCachedPair under the relaxation
+// methods), so the full search's early outs below cannot return and are skipped.
 CS_HD void collideCandidates(const PolytopeView& A, const PolytopeView& B, const NarrowPhaseSettings& s,
-                             const CandidateFrame& f, const FeatureCandidate* cand, int n, Real delta, ContactSink& sink) {
+                             const CandidateFrame& f, const FeatureCandidate* cand, int n, Real delta, ContactSink& sink,
+                             bool apartChecked = false) {
     // The full search's early outs, as collidePolytopePair.
-    if (!boundsMayTouch(A.centroid, A.boundingRadius, B.centroid, B.boundingRadius, s.margin)) return;
-    if (separatedByFace(A, B, s.margin) || separatedByFace(B, A, s.margin)) return;
+    if (!apartChecked) {
+        if (!boundsMayTouch(A.centroid, A.boundingRadius, B.centroid, B.boundingRadius, s.margin)) return;
+        if (separatedByFace(A, B, s.margin) || separatedByFace(B, A, s.margin)) return;
+    }
+    FaceGapMemo gapOfA, gapOfB;   // A's vertices against B's faces, B's against A's
     PotentialContact c;
     int k = 0;
     // Vertex-face, as vertexFacePass: the vertex's reach and maxGap filters, then the face test.
@@ -213,13 +239,14 @@ CS_HD void collideCandidates(const PolytopeView& A, const PolytopeView& B, const
         const CandidatePass pass = side == 0 ? CandidatePass::VertexFaceAB : CandidatePass::VertexFaceBA;
         const PolytopeView& P = side == 0 ? A : B;
         const PolytopeView& Q = side == 0 ? B : A;
+        FaceGapMemo& memo = side == 0 ? gapOfA : gapOfB;
         const Real reach = (Q.boundingRadius + s.margin) * (Q.boundingRadius + s.margin);
         for (int v = -1; k < n && cand[k].pass == pass; ++k) {
             const int cv = cand[k].first;
             if (cv == v) continue;
             v = cv;
             if (lengthSq(P.vertices[v] - Q.centroid) > reach) continue;
-            const Real maxGap = maxFaceGap(Q, P.vertices[v]);
+            const Real maxGap = memo.get(Q, P, v);
             if (maxGap > s.margin) continue;
             for (int j = k; j < n && cand[j].pass == pass && cand[j].first == v; ++j)
                 if (vertexFaceContact(P, v, Q, cand[j].second, maxGap, side == 0, s, c)) sink.push(c);
@@ -243,21 +270,24 @@ CS_HD void collideCandidates(const PolytopeView& A, const PolytopeView& B, const
         const bool vertexIsA = side == 0;
         const PolytopeView& P = vertexIsA ? A : B;
         const PolytopeView& Q = vertexIsA ? B : A;
+        FaceGapMemo& memo = vertexIsA ? gapOfA : gapOfB;
         const Real reach = (Q.boundingRadius + s.margin) * (Q.boundingRadius + s.margin);
         int v = -1;
         bool skip = false;
         for (; k < n && cand[k].pass == pass; ++k) {
             if (cand[k].first != v) {
                 v = cand[k].first;
-                skip = lengthSq(P.vertices[v] - Q.centroid) > reach || maxFaceGap(Q, P.vertices[v]) > far;
+                skip = lengthSq(P.vertices[v] - Q.centroid) > reach || memo.get(Q, P, v) > far;
             }
             const int j = cand[k].second;
-            if (skip || !vertexEdgeContact(P, v, Q, j, vertexIsA, s, c)) continue;
+            if (skip) continue;
+            // The coverage rule first: a few integer compares against the sink, which
+            // vertexEdgeContact leaves as it is, where the exact test costs square roots.
             const uint32_t fv = makeFeatureId(FeatureKind::Vertex, v);
             const uint32_t f0 = makeFeatureId(FeatureKind::Face, Q.edges[j].face[0]);
             const uint32_t f1 = makeFeatureId(FeatureKind::Face, Q.edges[j].face[1]);
             const bool covered = vertexIsA ? sink.has(fv, f0) || sink.has(fv, f1) : sink.has(f0, fv) || sink.has(f1, fv);
-            if (!covered) sink.push(c);
+            if (!covered && vertexEdgeContact(P, v, Q, j, vertexIsA, s, c)) sink.push(c);
         }
     }
     // Vertex-vertex, as vertexVertexPass.
@@ -266,7 +296,7 @@ CS_HD void collideCandidates(const PolytopeView& A, const PolytopeView& B, const
     for (; k < n && cand[k].pass == CandidatePass::VertexVertex; ++k) {
         if (cand[k].first != v) {
             v = cand[k].first;
-            skip = maxFaceGap(B, A.vertices[v]) > far;
+            skip = gapOfA.get(B, A, v) > far;
         }
         const int u = cand[k].second;
         if (skip || !vertexVertexContact(A, v, B, u, s, c)) continue;

@@ -141,15 +141,17 @@ struct PairReuse {
     Real delta = 0;
 };
 
+// apartChecked: no face plane keeps the two apart by more than a margin <= s.margin (collideCandidates).
 void collideWorldPolytopes(const WorldPolytope& wa, const WorldPolytope& wb, const NarrowPhaseSettings& s,
-                           std::vector<PotentialContact>& out, const PairReuse& reuse = PairReuse{}) {
+                           std::vector<PotentialContact>& out, const PairReuse& reuse = PairReuse{},
+                           bool apartChecked = false) {
     if (!boundsMayTouch(wa.centroid, wa.source->boundingRadius, wb.centroid, wb.source->boundingRadius, s.margin))
         return;
     thread_local std::vector<PotentialContact> buffer(32);
     for (;;) {   // a sink too small for the pair: grow it and run the pair again
         ContactSink sink{buffer.data(), (int)buffer.size(), 0};
         if (reuse.mode == ReuseMode::Full) collidePolytopePair(wa.view(), wb.view(), s, sink);
-        else collideCandidates(wa.view(), wb.view(), s, *reuse.entry, reuse.delta, sink);
+        else collideCandidates(wa.view(), wb.view(), s, *reuse.entry, reuse.delta, sink, apartChecked);
         if (sink.count <= sink.capacity) {
             out.insert(out.end(), buffer.begin(), buffer.begin() + sink.count);
             return;
@@ -220,6 +222,9 @@ ReuseMode collideCachedPair(const Model& model, const State& state, const WorldS
         const WorldPolytope& wb = world.polytopes[shapeB];
         // The relaxation methods (closingSlop >= 0): a pair that a face plane keeps apart by more
         // than the gap its bodies can close in the step lists nothing (feature_pairs.h closingPairMargin).
+        // Not apart by more than close <= margin: not by more than the margin either, so the
+        // candidates' own face-plane test (collideCandidates) is skipped.
+        bool apartChecked = false;
         if (settings.closingSlop >= 0) {
             const int a = model.shapeBody[shapeA], b = model.shapeBody[shapeB];
             const Real close = closingPairMargin(
@@ -228,12 +233,13 @@ ReuseMode collideCachedPair(const Model& model, const State& state, const WorldS
                 partArm(model.shapeLocal[shapeB], rb));
             if (separatedByFace(wa.view(), wb.view(), close) || separatedByFace(wb.view(), wa.view(), close))
                 return ReuseMode::Full;
+            apartChecked = close <= settings.margin;
         }
         const PairReuse reuse = decideReuse(model, state, world, shapeA, shapeB, settings, baseSettings, entry);
         if (reuse.mode == ReuseMode::Rebuild)
             buildCandidates(wa.view(), wb.view(), world.pose[shapeA], world.pose[shapeB], settings,
                             kSlackFraction * baseSettings.margin, *reuse.entry);
-        collideWorldPolytopes(wa, wb, settings, out, reuse);
+        collideWorldPolytopes(wa, wb, settings, out, reuse, apartChecked);
         mode = reuse.mode;
     }
     for (size_t i = first; i < out.size(); ++i) {
