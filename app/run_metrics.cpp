@@ -152,9 +152,10 @@ void writeSummaryText(const RunSummary& s, std::FILE* out) {
     Stats t = computeStats(s);
     double n = std::max<double>(1, double(s.records.size()));
     const StepProfile& p = s.profileSum;
-    std::fprintf(out, "scene %s: %d bodies, %d steps of %.4g s (%d substeps), %s method, %s contact, %s solver, %s NCP, %s/%s, %s executor\n",
+    std::fprintf(out, "scene %s: %d bodies, %d steps of %.4g s (%d substeps), %s method, %s contact, %s solver, %s NCP, %s/%s, stepped by %s\n",
                  s.scene.c_str(), s.bodies, s.steps, s.dt, s.substeps, s.method.c_str(), s.contact.c_str(), s.solver.c_str(),
-                 s.ncp.c_str(), s.backend.c_str(), s.precision.c_str(), s.executor.c_str());
+                 s.ncp.c_str(), s.backend.c_str(), s.precision.c_str(),
+                 s.executor == "cpu" ? "World::step (cpu)" : (s.executor + " executor").c_str());
     std::fprintf(out, "  contacts        mean %.1f, max %d\n", t.contactsMean, t.contactsMax);
     std::fprintf(out, "  wall time       %.3f ms/step mean, %.3f median, %.3f p95 (CPU %.3f median)\n", t.wallMean, t.wallMedian,
                  t.wallP95, t.cpuMedian);

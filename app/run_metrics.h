@@ -35,8 +35,9 @@ struct StepRecord {
 
 struct RunSummary {
     std::string scene, method, contact, solver, ncp, backend, precision;   // method: newton | soft
-    std::string executor = "host";  // what stepped the world: "host" (World::step on the CPU) or
-                                    //   "cuda" (the device pipeline, gpu/; the last step ran there)
+    std::string executor = "cpu";   // what stepped the world: "cpu" (World::step), "host" (the step
+                                    //   pipeline on the host executor, engine/exec) or "cuda" (the
+                                    //   pipeline on the CUDA executor, gpu/; the last step ran there)
     double dt = 0;
     int substeps = 1, steps = 0, bodies = 0, threads = 1;
     int femTets = 0, femNodes = 0;          // deformable bodies' tets and nodes

@@ -206,14 +206,17 @@ int runHeadless(const RunOptions& o) {
         r.wallMs = std::chrono::duration<double, std::milli>(t1 - t0).count();
         r.cpuMs = c1 - c0;
         r.time = double(world.state().time);
-        r.contacts = gpu ? gpu->contactCount() : pipe ? pipe->contactCount() : int(world.contacts().size());
+        r.contacts = gpu    ? gpu->contactCount()
+                     : pipe ? pipe->contactCount() + pipe->femContactCount()   // as World::contacts(): FEM's too
+                            : int(world.contacts().size());
         const SolveStats& st = gpu ? gpu->solveStats() : pipe ? pipe->solveStats() : world.solveStats();
         r.newtonIterations = st.newtonIterations;
         r.rows = st.rows;
         r.cullResolves = st.cullResolves;
         r.linearIterations = st.linearIterations;
         r.residual = double(st.residualFinal);
-        r.maxPenetration = double(gpu ? gpu->maxPenetration() : pipe ? pipe->maxPenetration() : world.maxPenetration());
+        // The pipeline's state is the world's after its step: the same exact measure as the CPU's.
+        r.maxPenetration = double(gpu ? gpu->maxPenetration() : world.maxPenetration());
         r.kineticEnergy = double(world.kineticEnergy());
         r.failed = gpu ? gpu->lastStepFailed() : pipe ? pipe->lastStepFailed() : world.lastStepFailed();
         r.wakeResolves = st.wakeResolves;
@@ -244,7 +247,7 @@ int runHeadless(const RunOptions& o) {
     }
     if (top >= 0) s.topDrift = double(length(world.state().pos[top] - world.model().initialPos[top]));
     s.sleepingFinal = world.sleepingBodies();
-    s.executor = gpu && gpu->onGpu() ? "cuda" : "host";
+    s.executor = gpu ? (gpu->onGpu() ? "cuda" : "cpu") : pipe ? "host" : "cpu";   // what ran the last step
     if (gpu) {   // device buffers that grew (each time the step ran again; nothing was dropped)
         const GpuBufferStats& b = gpu->bufferStats();
         std::fprintf(stderr, "sandbox: cuda %s: %s; buffers grew %lld times (capacity %d pairs, %d contacts, %d rows)\n",

@@ -33,15 +33,11 @@ struct LibraryScene {
     SceneInfo info;
 };
 
-// Row culling of FEM contacts is CPU-only (the pipeline culls in scenes without FEM bodies only:
-// pipelineCulls), so a World with FEM bodies compared with the pipeline turns it off; and the
-// condensed FEM solve (engine/exec/condensed_solve.h), which both run now, is turned off on both
+// The condensed FEM solve (engine/exec/condensed_solve.h), which both run, is turned off on both
 // sides by the tests that compare the iterative solve (called on the CPU's world and on the
-// pipeline's); test_condensed_pipeline.cpp compares the condensed one.
-inline void solveAsPipeline(World& cpu) {
-    cpu.settings.solver.condenseCompliantRows = false;
-    cpu.settings.solver.cullRows = false;
-}
+// pipeline's); test_condensed_pipeline.cpp compares the condensed one. Row culling stays as the
+// scene sets it: both cull the rigid and the FEM node-part contacts (pipeline_fem_contact.h).
+inline void solveAsPipeline(World& cpu) { cpu.settings.solver.condenseCompliantRows = false; }
 
 // A library scene (or a scene file) as its file gives it, but for the condensed FEM solve (off, so
 // that the parity tests compare the iterative solve: solveAsPipeline); fails the test if it does not load.
@@ -53,13 +49,9 @@ inline LibraryScene loadLibraryScene(const std::string& name) {
     return s;
 }
 
-// The same as World::step runs it by default, but for row culling in scenes with FEM bodies
-// (off: the pipeline keeps every FEM contact). Narrow-phase reuse stays on, on both sides.
-inline LibraryScene loadComparableScene(const std::string& name) {
-    LibraryScene s = loadLibraryScene(name);
-    if (!s.model.femBodies.empty()) s.settings.solver.cullRows = false;
-    return s;
-}
+// The same as World::step runs it by default (row culling, of FEM contacts too, and narrow-phase
+// reuse, on both sides), but for the condensed FEM solve (loadLibraryScene).
+inline LibraryScene loadComparableScene(const std::string& name) { return loadLibraryScene(name); }
 
 // Row culling off: every contact gets rows on both sides (the solve culling replaces).
 inline LibraryScene loadEveryRowScene(const std::string& name) {

@@ -127,7 +127,7 @@ TEST_CASE("cli: run --json prints one object with every required key") {
     CHECK(j["steps"] == 5);
     CHECK(j["bodies"] == 2);
     CHECK(j["backend"] == "cpu");
-    CHECK(j["executor"] == "host");
+    CHECK(j["executor"] == "cpu");   // World::step ran it
     CHECK(j["nan"] == false);
     // The cube starts 0.1 m above the ground and falls 0.5 g (5 h)^2 = 8.5 mm in 5 steps: free
     // fall, so v = 5 g h exactly (semi-implicit Euler) and KE = m v^2 / 2 with m = 1000 kg.
@@ -158,7 +158,7 @@ TEST_CASE("cli: overrides reach the world and cuda falls back to cpu in one line
     CHECK(j["contact"] == "peg");
     CHECK(j["solver"] == "gs");
     CHECK(j["ncp"] == "min");
-    // Without a GPU: one line says so, and the JSON names the host executor.
+    // Without a GPU: one line says so, and the JSON names what ran: World::step.
     std::string why;
     if (!cs::gpuAvailable(&why)) {
         Result c = sandbox("run box_on_plane --steps 1 --backend cuda --json");
@@ -166,8 +166,12 @@ TEST_CASE("cli: overrides reach the world and cuda falls back to cpu in one line
         REQUIRE(lineCount(c.out) == 2);
         const std::string note = c.out.substr(0, c.out.find('\n'));
         CHECK(note.find("running on cpu") != std::string::npos);
-        CHECK(nlohmann::json::parse(c.out.substr(note.size() + 1))["executor"] == "host");
+        CHECK(nlohmann::json::parse(c.out.substr(note.size() + 1))["executor"] == "cpu");
     }
+    // --backend host: the step pipeline on the host executor, and the JSON says so.
+    Result h = sandbox("run box_on_plane --steps 2 --backend host --json", false);
+    REQUIRE(h.status == 0);
+    CHECK(nlohmann::json::parse(h.out)["executor"] == "host");
 }
 
 // `sandbox experiment` ([PEG] section 6) on a short pour3d: two step sizes, two variants. The

@@ -9,8 +9,8 @@
 // Gauss-Seidel colours its rows differently (parallel rounds instead of the CPU's serial greedy
 // colouring): a different sweep order, checked against a bound instead. Both worlds run as
 // World::step does by default: row culling (engine/contact/row_culling.h) and narrow-phase reuse
-// (engine/collision/feature_cache_hd.h), both on both sides; culling off in scenes with FEM bodies
-// (the pipeline keeps every FEM contact), and in one sweep with every row. With one substep, each
+// (engine/collision/feature_cache_hd.h), both on both sides (culling of the FEM node-part contacts
+// too), and in one sweep with every row. With one substep, each
 // step's narrow phase is also checked against collidePairs with a FeatureCache on the same pairs:
 // the same reuse decisions (counts) and the same contacts, bit for bit.
 // The capacities start at 2 pairs, 2 contacts, 1 contact per pair and 1 reuse candidate, so every
@@ -38,6 +38,7 @@ struct Parity : FemDifferences {   // worstBody: m, largest |x_cpu - x_pipeline|
     int countMismatches = 0;   // steps (of the first countSteps) with different contact counts
     int firstMismatch = -1;
     long long growth = 0;
+    long long femCulled = 0;   // FEM node-part contacts the pipeline left out, summed over steps
     int maxContacts = 0;       // the CPU's most contacts in a step (none: nothing to grow)
     long long culled = 0;      // contacts the pipeline left out, summed over steps (row culling)
     int resolves = 0;          // steps the pipeline solved again with every row
@@ -99,6 +100,7 @@ Parity compare(World& cpu, World& host, int steps, int countSteps, bool everyIte
             ++p.countMismatches;
         }
         p.culled += pipeline.solveStats().culledContacts;
+        p.femCulled += pipeline.data().hostCounters.femCulled;
         p.resolves += pipeline.solveStats().cullResolves;
         p.cullStatsDiffer += pipeline.solveStats().culledContacts != cpu.solveStats().culledContacts ||
                              pipeline.solveStats().cullResolves != cpu.solveStats().cullResolves;
@@ -150,7 +152,7 @@ void compareEveryScene(Preconditioner preconditioner, bool withFem, bool everyRo
         ++compared;
     }
     CHECK(compared >= (withFem ? 8 : 15));
-    if (!withFem && !everyRow) CHECK(culled > 0);   // culling left contacts out somewhere: it was compared
+    if (!everyRow) CHECK(culled > 0);   // culling left contacts out somewhere: it was compared
     CHECK(reused > 0);   // the pipeline ran pairs on their candidates: reuse was compared
 }
 
@@ -173,7 +175,8 @@ TEST_CASE("exec parity: every rigid library scene with row culling off") {
 // converge) and the device's control flow: the host executor running every gated iteration and
 // stretch as the CUDA executor records them, bit for bit. The three boxes of test_row_culling.cpp
 // (two at rest 1 mm apart, a third striking the first at 5 m/s: the check fails and the step is
-// solved again), the peer pyramid (1 mm side gaps: contacts left out every step) and the card house.
+// solved again), the peer pyramid (1 mm side gaps: contacts left out every step), the card house,
+// and fem_tomato_drop (FEM node-part contacts left out, then solved again when they close).
 TEST_CASE("exec parity: row culling's second solve, and every gated stretch recorded as on the device") {
     auto box = [](Real x, Vec3 v) {
         BodyDesc b;
@@ -217,6 +220,24 @@ TEST_CASE("exec parity: row culling's second solve, and every gated stretch reco
             CHECK(p.reused > 0);
             CHECK(p.reuseDecisionsDiffer == 0);
             CHECK(p.reuseContactsDiffer == 0);
+        }
+        {   // FEM node-part contacts culled too (recordFemCull): the tomato falls onto the ground, its
+            // left-out node contacts close near step 35 and the step is solved again with every row
+            LibraryScene s;   // as the scene file sets it: with the condensed FEM solve, on both sides
+            std::string error;
+            REQUIRE_MESSAGE(loadScene("fem_tomato_drop", s.model, s.settings, s.info, &error), error);
+            World cpu(s.model, s.settings), host(s.model, s.settings);
+            const Parity p = compare(cpu, host, 40, 40, everyIteration);
+            MESSAGE("fem_tomato_drop: largest position difference " << p.worstBody << " m, FEM node " << p.worstNode
+                                                                    << " m; culled " << p.culled << " (FEM "
+                                                                    << p.femCulled << "), re-solves " << p.resolves);
+            CHECK(p.femCulled > 0);
+            CHECK(p.resolves > 0);
+            CHECK(p.worstBody == 0);
+            CHECK(p.worstNode == 0);
+            CHECK(p.worstVelocity == 0);
+            CHECK(p.countMismatches == 0);
+            CHECK(p.cullStatsDiffer == 0);
         }
     }
 }

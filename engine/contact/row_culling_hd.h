@@ -1,6 +1,7 @@
 // Row culling's per-contact math (the predictor and the check of row_culling.h), for both
-// backends: row_culling.cpp (World::substep) and the step pipeline (engine/exec/pipeline_collide.h
-// recordContactRows, pipeline_step.h recordCullCheck) call these CS_HD functions, so the two
+// backends: row_culling.cpp and fem_contact.cpp (World::substep) and the step pipeline
+// (engine/exec/pipeline_collide.h recordContactRows, pipeline_fem_contact.h recordFemContacts,
+// pipeline_step.h recordCullCheck) call these CS_HD functions, so the two
 // leave out the same contacts and accept the same reduced solves, to the bit. The bound and its
 // derivation are in row_culling.h.
 #pragma once
@@ -53,6 +54,31 @@ CS_HD bool cullContactStayedOpen(const PotentialContact& c, const Vec3* pos, con
         const Spatial& ua = u[c.bodyA];
         jv += dot(c.normal, ua.lin + cross(ua.ang, c.pointA - pos[c.bodyA]));
     }
+    if (c.bodyB >= 0) {
+        const Spatial& ub = u[c.bodyB];
+        jv -= dot(c.normal, ub.lin + cross(ub.ang, c.pointB - pos[c.bodyB]));
+    }
+    return c.gap / h + jv >= 0;
+}
+
+// The predictor for a FEM node's contact with a rigid part (fem_contact.cpp; the node is side A
+// with no lever arm, nodeVel its velocity at the step's start): S = |v_node - v_B| + |w_B|
+// |p_B - x_B| + h |g| + v_push. dynamicB, linVelB, angVelB, posB: the part's body as above.
+CS_HD bool cullNodeContactCannotClose(const PotentialContact& c, Vec3 nodeVel, bool dynamicB, Vec3 linVelB,
+                                      Vec3 angVelB, Vec3 posB, Vec3 gravity, Real pushoutSpeed, Real h) {
+    if (!(c.gap > kCullMargin)) return false;
+    Vec3 vB;
+    const Real turn = cullPointSpeedBound(dynamicB, linVelB, angVelB, posB, c.pointB, &vB);
+    Real bound = length(nodeVel - vB) + turn;
+    bound += h * length(gravity) + pushoutSpeed;   // S
+    return c.gap > h * bound + kCullMargin;
+}
+
+// The check for one left-out node-part contact: g/h + J u+ >= 0, nodeVel the node's solved
+// velocity, u and pos as in cullContactStayedOpen for the part's body c.bodyB.
+CS_HD bool cullNodeContactStayedOpen(const PotentialContact& c, Vec3 nodeVel, const Vec3* pos, const Spatial* u,
+                                     Real h) {
+    Real jv = dot(c.normal, nodeVel);   // J u+ of the normal row
     if (c.bodyB >= 0) {
         const Spatial& ub = u[c.bodyB];
         jv -= dot(c.normal, ub.lin + cross(ub.ang, c.pointB - pos[c.bodyB]));

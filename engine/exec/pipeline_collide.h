@@ -28,11 +28,12 @@
 namespace cs {
 
 // Row culling runs on this pipeline (World::substep's condition but State::lastSolveConverged,
-// which the step reads from its counters): the setting and the standard model, and no FEM bodies
-// (the pipeline keeps every FEM contact; World::substep culls them too, fem_contact.h).
+// which the step reads from its counters): the setting and the standard model. The FEM node-part
+// contacts are culled with the rigid ones (pipeline_fem_contact.h recordFemCull), as World::substep
+// culls them (fem_contact.h).
 template <class Exec>
-bool pipelineCulls(const PipelineData<Exec>& d, const WorldSettings& ws) {
-    return ws.solver.cullRows && ws.solver.contactModel == ContactModelType::Standard && d.fem.nodes == 0;
+bool pipelineCulls(const PipelineData<Exec>&, const WorldSettings& ws) {
+    return ws.solver.cullRows && ws.solver.contactModel == ContactModelType::Standard;
 }
 
 // The narrow phase's settings for one substep (with the speculative scale, step and |g| that
@@ -59,7 +60,7 @@ void recordPrepare(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws, Rea
         c->bad = 0;
         c->pairCount = c->contactCount = c->keptContacts = c->rowCount = 0;
         c->cullOn = culls && c->lastConverged;   // culling follows a converged solve (row_culling.h)
-        c->cullFailed = c->cullRetry = c->culledContacts = c->cullResolves = 0;
+        c->cullFailed = c->cullRetry = c->culledContacts = c->cullResolves = c->femCulled = 0;
     });
     ex.forEach(d.bodies, nullptr, nullptr, [=] CS_LAMBDA(int b) {
         prepareBody(m, rot, linVel, angVel, gravity, h, c->time, b, active, invMass, invInertia, unconstrained);

@@ -43,6 +43,8 @@ struct StepCounters {
     int culledContacts;        // contacts left out of the solve that stood
     int cullResolves;          // solves repeated with every row, this substep
     Real cullPushout;          // v_push of the substep (m/s)
+    int femCulled;             // of culledContacts, the FEM node-part contacts (recordFemContacts)
+    Real femCullPushout;       // v_push of the FEM contacts: the larger of cullPushout and their own (m/s)
     // The speed guard (engine/solver/speed_guard_hd.h; recordPrepare, recordIntegrate, recordFemGuard)
     Real fastest, fastestNode; // m/s, the fastest body point and FEM node at the substep's start
     Real dragSpeed;            // m/s, what the drag's force limit adds to the scale in one substep

@@ -9,6 +9,9 @@
 //               part active, its box (the broad phase's, grown by the margin) overlapping the
 //               FEM body's and holding the node, the gap within the margin; a scan of the hits
 //               gives each contact its slot, so they are compacted in the CPU's order
+//   cull        with row culling (pipelineCulls, after a converged substep): the node-part contacts
+//               that cannot close within the step (row_culling_hd.h, as fem_contact.cpp) go to
+//               fem.culled for recordCullCheck; the kept ones move up in order (recordFemCull)
 //   rows        three per contact after the FEM rows (normal, two friction rows: node as body A,
 //               lever arm zero; against a triangle, its three nodes with the barycentric weights),
 //               warm impulses from last substep's cache
@@ -16,7 +19,8 @@
 // More contacts than the buffers hold set counters.overflow and the step runs again, larger.
 #pragma once
 
-#include "engine/exec/pipeline_data.h"
+#include "engine/contact/row_culling_hd.h"
+#include "engine/exec/pipeline_collide.h"
 #include "engine/exec/pipeline_fem_femcontact.h"
 #include "engine/fem/fem_contact_hd.h"
 
@@ -39,6 +43,76 @@ CS_HD bool aabbsMeet(const Aabb& a, const Aabb& b) {
     for (int k = 0; k < 3; ++k)
         if (a.lo[k] > b.hi[k] || b.lo[k] > a.hi[k]) return false;
     return true;
+}
+
+// Row culling of the FEM contacts (fem_contact.cpp's emit with a RowCull): v_push is the larger
+// of the rigid contacts' (recordContactRows) and the FEM contacts' own, from their deepest
+// overlap; a node-part contact that cannot close within the step by the predictor is left out
+// (to fem.culled, for recordCullCheck), and the others keep their order, moved up to the front of
+// contacts, contactMu, contactTri and contactWeight, so the rows, the guards and the warm cache
+// see the kept contacts only (counters.femContacts). Node-triangle contacts are all kept, as on
+// the CPU (fem_contact.cpp says why).
+template <class Exec>
+void recordFemCull(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws, Real h) {
+    PipelineFem<Exec>& f = d.fem;
+    StepCounters* c = d.counters.data();
+    if (ex.stopped(&c->cullOn)) return;   // the host skips what the gates below would
+    const FlatModelView m = d.model;
+    const int capacity = f.contactCapacity, nb = d.bodies;
+    PotentialContact* contacts = f.contacts.data();
+    const Real stabilization = ws.solver.stabilization, maxPushoutSpeed = ws.solver.maxPushoutSpeed;
+    ex.max(&c->femContacts, &c->cullOn, &c->femCullPushout, [=] CS_LAMBDA(int i) { return -contacts[i].gap; });
+    ex.serial(&c->cullOn, [=] CS_LAMBDA() {
+        c->femCullPushout = fmax(c->cullPushout, cullPushoutSpeedOf(c->femCullPushout, stabilization, maxPushoutSpeed, h));
+    });
+    int *cut = f.cut.data(), *cutOffset = f.cutOffset.data();
+    Real* mu = f.contactMu.data();
+    int* tri = f.contactTri.data();
+    Vec3* weight = f.contactWeight.data();
+    const Vec3* nodeVel = f.vel.data();   // the step's start, as the bodies' below
+    const Vec3 *pos = d.pos.data(), *linVel = d.linVel.data(), *angVel = d.angVel.data();
+    const Vec3 gravity = ws.gravity;
+    ex.forEach(capacity, nullptr, &c->cullOn, [=] CS_LAMBDA(int i) {
+        cut[i] = 0;
+        if (i >= c->femContacts || tri[i] >= 0) return;
+        const PotentialContact& k = contacts[i];
+        const int b = k.bodyB;
+        const bool dynamic = b >= 0 && m.invMass[b] != Real(0);
+        const Vec3 zero{0, 0, 0};
+        cut[i] = cullNodeContactCannotClose(k, nodeVel[k.bodyA - nb], dynamic, dynamic ? linVel[b] : zero,
+                                            dynamic ? angVel[b] : zero, dynamic ? pos[b] : zero, gravity,
+                                            c->femCullPushout, h)
+                     ? 1
+                     : 0;
+    });
+    ex.exclusiveScan(cut, cutOffset, capacity);
+    PotentialContact *culled = f.culled.data(), *kept = f.keptContacts.data();
+    Real* keptMu = f.keptMu.data();
+    int* keptTri = f.keptTri.data();
+    Vec3* keptWeight = f.keptWeight.data();
+    ex.forEach(capacity, &c->femContacts, &c->cullOn, [=] CS_LAMBDA(int i) {
+        if (cut[i]) {
+            culled[cutOffset[i]] = contacts[i];
+            return;
+        }
+        const int j = i - cutOffset[i];
+        kept[j] = contacts[i];
+        keptMu[j] = mu[i];
+        keptTri[j] = tri[i];
+        keptWeight[j] = weight[i];
+    });
+    ex.serial(&c->cullOn, [=] CS_LAMBDA() {
+        const int n = c->femContacts;
+        c->femCulled = n > 0 ? cutOffset[n - 1] + cut[n - 1] : 0;
+        c->femContacts = n - c->femCulled;
+        c->culledContacts += c->femCulled;
+    });
+    ex.forEach(capacity, &c->femContacts, &c->cullOn, [=] CS_LAMBDA(int i) {
+        contacts[i] = kept[i];
+        mu[i] = keptMu[i];
+        tri[i] = keptTri[i];
+        weight[i] = keptWeight[i];
+    });
 }
 
 template <class Exec>
@@ -115,6 +189,7 @@ void recordFemContacts(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws,
             contactTri[offset[k]] = -1;
         });
     recordFemTriangleFill(ex, d, ws);
+    if (pipelineCulls(d, ws)) recordFemCull(ex, d, ws, h);
 
     const FlatRows rows{d.kind.data(), d.rowBodyA.data(), d.rowBodyB.data(), d.jacobianA.data(), d.jacobianB.data(),
                         d.bias.data(), d.softness.data(), d.mu.data(), d.normalRow.data(), d.maxImpulse.data(),

@@ -73,6 +73,14 @@ struct PipelineFem {
     Buffer<WarmImpulse> contactWarm, contactWarmNext, contactWarmAtStart;   // sorted by key
     Buffer<int> contactTri;                    // (contactCapacity) the boundary triangle, or -1 (a rigid part)
     Buffer<Vec3> contactWeight;                // (contactCapacity) its barycentric weights
+    // row culling of the node-part contacts (recordFemContacts): the contacts left out, and the
+    // kept ones on their way back to the front of contacts, contactMu, contactTri, contactWeight
+    Buffer<int> cut, cutOffset;                // (contactCapacity) 1: left out; how many before it
+    Buffer<PotentialContact> culled;           // (contactCapacity) the left-out contacts, in order
+    Buffer<PotentialContact> keptContacts;     // (contactCapacity)
+    Buffer<Real> keptMu;
+    Buffer<int> keptTri;
+    Buffer<Vec3> keptWeight;
 
     // ---- boundary nodes against boundary triangles (pipeline_fem_femcontact.h) ----
     int tris = 0;                              // boundary triangles, all FEM bodies
@@ -239,6 +247,10 @@ void reserveFemContacts(PipelineFem<Exec>& f, int contacts) {
     for (auto* b : {&f.contactWarm, &f.contactWarmNext, &f.contactWarmAtStart}) b->reserve(n);
     f.contactTri.reserve(n);
     f.contactWeight.reserve(n);
+    for (auto* b : {&f.cut, &f.cutOffset, &f.keptTri}) b->reserve(n);
+    for (auto* b : {&f.culled, &f.keptContacts}) b->reserve(n);
+    f.keptMu.reserve(n);
+    f.keptWeight.reserve(n);
 }
 
 // The third and fourth body columns for `rows` rows (only when the model has tets).

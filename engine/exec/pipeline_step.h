@@ -11,8 +11,9 @@
 //   solve        non-smooth Newton with Jacobi / Gauss-Seidel / PCG / PCR   pipeline_newton.h
 //                (the CCP model's PJ / PGS / APGD: pipeline_ccp.h, pipeline_ccp_solve.h; its
 //                Newton with the APGD fallback: pipeline_ccp_newton.h)
-//   cull check   row culling's check; if the reduced solve does not stand,   recordCullCheck
-//                the rows and the solve again with every contact (a gated stretch, setGate)
+//   cull check   row culling's check (rigid and FEM node-part contacts); if   recordCullCheck
+//                the reduced solve does not stand, the rows (FEM's too) and the solve again
+//                with every contact (a gated stretch, setGate)
 //   energy       the energy guard (engine/solver/energy_guard.h)            pipeline_energy.h
 //   integrate    the velocity guard (roll back the substep), integration, the warm-start cache
 //   (FEM)        nodes, element and attachment rows, node integration       pipeline_fem.h
@@ -20,8 +21,7 @@
 //                boundary nodes against FEM triangles (FEM-FEM, self)        pipeline_fem_femcontact.h
 //
 // World::step stays beside it as the CPU reference: it also runs what this pipeline does not
-// (PEG, PLUS, compliant, projection, redetection, sleeping, and the culling of FEM contacts), and
-// it is the outside check
+// (PEG, PLUS, compliant, projection, redetection, sleeping), and it is the outside check
 // of the parity test (tests/test_exec_parity.cpp). PipelineWorld drives the pipeline on a World:
 // it uploads the world when the host changed it, records one step (all substeps), and makes ONE
 // synchronization, after which the counters and the state are on the host. When a count outgrew
@@ -121,11 +121,17 @@ void recordCullCheck(Exec& ex, PipelineData<Exec>& d, const SolverSettings& sett
     ex.forEach(d.contactCapacity, &c->contactCount, &c->culledContacts, [=] CS_LAMBDA(int i) {
         if (culled[i] && !cullContactStayedOpen(contacts[i], pos, u, h)) atomicSetFlag(&c->cullFailed);
     });
+    const PotentialContact* femCulled = d.fem.culled.data();   // node-part contacts: the node is body A
+    ex.forEach(d.fem.contactCapacity, &c->femCulled, nullptr, [=] CS_LAMBDA(int i) {
+        const PotentialContact& k = femCulled[i];
+        if (!cullNodeContactStayedOpen(k, u[k.bodyA].lin, pos, u, h)) atomicSetFlag(&c->cullFailed);
+    });
     ex.serial(nullptr, [=] CS_LAMBDA() {
         c->cullRetry = c->culledContacts > 0 && !(c->merit <= tolerance && !c->cullFailed);
         if (!c->cullRetry) return;
         c->cullOn = 0;
         c->culledContacts = 0;
+        c->femCulled = 0;
         c->cullResolves += 1;
     });
 }
@@ -164,6 +170,8 @@ void recordStep(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws, bool s
                 ex.setGate(&d.counters.data()->cullRetry);
                 recordJointRows(ex, d, ws, h);
                 recordContactRows(ex, d, ws, h);
+                recordFemRows(ex, d, ws, h);
+                recordFemContacts(ex, d, ws, h);
                 recordSolve(ex, d, ws.solver, h, sorted);
                 ex.setGate(nullptr);
             }

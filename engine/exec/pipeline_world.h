@@ -31,9 +31,9 @@ public:
     const StepProfile& profile() const { return profile_; }
     const SolveStats& solveStats() const { return stats_; }
     int contactCount() const {   // standard contacts of the last substep (with those row culling left out)
-        return d_.hostCounters.keptContacts + d_.hostCounters.culledContacts;
+        return d_.hostCounters.keptContacts + d_.hostCounters.culledContacts - d_.hostCounters.femCulled;
     }
-    int femContactCount() const { return d_.hostCounters.femContacts; }   // FEM contacts (node-part and node-triangle), the same
+    int femContactCount() const { return d_.hostCounters.femContacts; }   // FEM contacts with rows (node-part and node-triangle), the same
     int femTriContactCount() const { return d_.hostCounters.femTriContacts; }   // of them FEM-FEM and self contacts
     Real maxPenetration() const { return d_.hostCounters.maxPenetration; }   // m, max of -gap over them
     const PipelineBufferStats& bufferStats() const { return buffers_; }
@@ -298,6 +298,7 @@ void PipelineWorld<Exec>::step() {
     stats_.linearIterations = c.linearIterations;
     stats_.residualFinal = c.merit;
     stats_.restoredBest = ccp ? 0 : c.restoredBest;
+    stats_.rows = c.rowCount;
     stats_.culledContacts = c.culledContacts;
     stats_.cullResolves = c.cullResolves;
     const int newtonHistory = c.rowCount > 0 && !ccp ? std::min(c.newtonIterations + 1, kMaxNewtonHistory) : 0;

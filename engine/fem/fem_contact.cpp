@@ -224,23 +224,18 @@ public:
     // |sum w_i v_i| <= max |v_i| with the weights summing to 1), plus h |g| and the pushout speed.
     bool femContactCannotClose(const FemContactRecord& rec, Real pushout) const {
         const PotentialContact& c = rec.geometry;
-        if (!(c.gap > kCullMargin)) return false;
-        const Vec3 vn = state.femVel[rec.node];
-        Real bound;
-        if (rec.tri < 0) {
+        if (rec.tri < 0) {   // row_culling_hd.h, as the pipeline (pipeline_fem_contact.h)
             const int b = c.bodyB;
-            Vec3 vb{0, 0, 0};
-            Real turn = 0;
-            if (b >= 0 && !model.isStatic(b)) {
-                vb = state.linVel[b];
-                turn = length(state.angVel[b]) * length(c.pointB - state.pos[b]);
-            }
-            bound = length(vn - vb) + turn;
-        } else {
-            Real fastest = 0;
-            for (int v : model.femTris[rec.tri]) fastest = std::fmax(fastest, length(state.femVel[v]));
-            bound = length(vn) + fastest;
+            const bool dynamic = b >= 0 && !model.isStatic(b);
+            const Vec3 zero{0, 0, 0};
+            return cullNodeContactCannotClose(c, state.femVel[rec.node], dynamic, dynamic ? state.linVel[b] : zero,
+                                              dynamic ? state.angVel[b] : zero, dynamic ? state.pos[b] : zero,
+                                              settings.gravity, pushout, h);
         }
+        if (!(c.gap > kCullMargin)) return false;
+        Real fastest = 0;
+        for (int v : model.femTris[rec.tri]) fastest = std::fmax(fastest, length(state.femVel[v]));
+        Real bound = length(state.femVel[rec.node]) + fastest;
         bound += h * length(settings.gravity) + pushout;
         return c.gap > h * bound + kCullMargin;
     }
@@ -368,17 +363,15 @@ bool femCulledContactsStayOpen(const FemContactScratch& scratch, const Model& mo
     const int nb = model.bodyCount();
     for (const FemContactRecord& rec : scratch.culled) {
         const PotentialContact& c = rec.geometry;
-        Real jv = dot(c.normal, bodies.velocity[femNodeBodyIndex(nb, rec.node)].lin);   // J u+ of the normal row
-        if (rec.tri < 0) {
-            if (c.bodyB >= 0) {
-                const Spatial& u = bodies.velocity[c.bodyB];
-                jv -= dot(c.normal, u.lin + cross(u.ang, c.pointB - state.pos[c.bodyB]));
-            }
-        } else {
-            const auto& tri = model.femTris[rec.tri];
-            for (int k = 0; k < 3; ++k)
-                jv -= rec.barycentric[k] * dot(c.normal, bodies.velocity[femNodeBodyIndex(nb, tri[k])].lin);
+        const Vec3 node = bodies.velocity[femNodeBodyIndex(nb, rec.node)].lin;
+        if (rec.tri < 0) {   // row_culling_hd.h, as the pipeline (pipeline_step.h recordCullCheck)
+            if (!cullNodeContactStayedOpen(c, node, state.pos.data(), bodies.velocity.data(), h)) return false;
+            continue;
         }
+        Real jv = dot(c.normal, node);   // J u+ of the normal row
+        const auto& tri = model.femTris[rec.tri];
+        for (int k = 0; k < 3; ++k)
+            jv -= rec.barycentric[k] * dot(c.normal, bodies.velocity[femNodeBodyIndex(nb, tri[k])].lin);
         if (!(c.gap / h + jv >= 0)) return false;
     }
     return true;
