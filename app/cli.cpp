@@ -68,6 +68,8 @@ void printUsage(std::FILE* out) {
         "  --contact standard|peg|plus|compliant|ccp   --solver jacobi|gs|pcg|pcr   --ncp fb|min\n"
         "  --ccp-solver pj|pgs|apgd|newton (ccp model; newton uses --solver)  --ccp-iters N\n"
         "  --dt H  --steps N | --seconds T  --newton N  --iters M  --substeps K  --seed S\n"
+        "  --far-newton N (a step at its Newton cap with merit above 1e-2 m/s goes on up to N iterations;\n"
+        "                 with --sleeping at least 2x the cap; SolverSettings::farNewtonIterations)\n"
         "  --threads N  --backend cpu|cuda|host  --json  --trace FILE.csv  --state-out FILE.json\n"
         "  --overlap-every N (overlap volume stride, 0: last step only; default 10)  --no-progress\n"
         "  --sleeping (islands at rest sleep; off unless the scene sets \"sleeping\": true)\n"
@@ -115,7 +117,7 @@ bool parseRunOptions(int argc, char** argv, int first, RunOptions& o, std::strin
             v = argv[++i];
         } else {
             static const char* known[] = {"--method", "--pgs-iters", "--soft-substeps", "--soft-hertz", "--contact", "--solver", "--ncp", "--dt", "--steps", "--seconds",
-                                          "--newton", "--iters", "--seed", "--substeps", "--trace",
+                                          "--newton", "--far-newton", "--iters", "--seed", "--substeps", "--trace",
                                           "--state-out", "--threads", "--backend", "--overlap-every",
                                           "--grip-force", "--cull-rows", "--condense", "--keep-best", "--forcing", "--step-cut",
                                           "--preconditioner", "--narrow-reuse", "--partial-wake", "--drag",
@@ -169,9 +171,10 @@ bool parseRunOptions(int argc, char** argv, int first, RunOptions& o, std::strin
         } else if (a == "--seconds") {
             if (!parseFraction(v, d) || !(d > 0) || d > 1e6) return bad("a positive number of seconds");
             o.seconds = d;
-        } else if (a == "--steps" || a == "--newton" || a == "--iters" || a == "--substeps" || a == "--threads") {
+        } else if (a == "--steps" || a == "--newton" || a == "--far-newton" || a == "--iters" || a == "--substeps" ||
+                   a == "--threads") {
             // The scene format's limits (SceneLimits) hold on the command line too.
-            const long long most = a == "--newton"     ? SceneLimits::newton
+            const long long most = a == "--newton" || a == "--far-newton" ? SceneLimits::newton
                                    : a == "--iters"    ? SceneLimits::iters
                                    : a == "--substeps" ? SceneLimits::substeps
                                    : a == "--threads"  ? 1024
@@ -180,6 +183,7 @@ bool parseRunOptions(int argc, char** argv, int first, RunOptions& o, std::strin
                 return bad("a positive integer, at most " + std::to_string(most));
             if (a == "--steps") o.steps = int(n);
             else if (a == "--newton") o.newton = int(n);
+            else if (a == "--far-newton") o.farNewton = int(n);
             else if (a == "--iters") o.iters = int(n);
             else if (a == "--substeps") o.substeps = int(n);
             else o.threads = int(n);
@@ -270,6 +274,7 @@ void applyRunOptions(const RunOptions& o, WorldSettings& s) {
     if (o.ccpIters) s.solver.ccp.iterations = *o.ccpIters;
     if (o.dt) s.dt = Real(*o.dt);
     if (o.newton) s.solver.newtonIterations = *o.newton;
+    if (o.farNewton) s.solver.farNewtonIterations = *o.farNewton;
     if (o.iters) s.solver.linearIterations = *o.iters;
     if (o.substeps) s.substeps = *o.substeps;
     if (o.sleeping) s.sleeping = true;

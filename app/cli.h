@@ -31,6 +31,7 @@ struct RunOptions {
     std::optional<int> steps;
     std::optional<double> seconds;        // steps = ceil(seconds / dt)
     std::optional<int> newton, iters, substeps, threads;
+    std::optional<int> farNewton;         // --far-newton N (SolverSettings::farNewtonIterations)
     std::optional<bool> cullRows;         // --cull-rows on|off (SolverSettings::cullRows)
     std::optional<bool> condense;         // --condense on|off (SolverSettings::condenseCompliantRows)
     std::optional<bool> keepBest;         // --keep-best on|off (SolverSettings::keepBestIterate)

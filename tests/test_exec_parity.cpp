@@ -19,6 +19,7 @@
 // scenes with FEM bodies, whose nodes are compared too, take minutes (make validate).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <string>
@@ -26,6 +27,7 @@
 
 #include "engine/collision/feature_cache.h"
 #include "engine/collision/narrow_phase.h"
+#include "engine/solver/islands.h"
 #include "tests/cube_over_floor.h"
 #include "tests/parity_helpers.h"
 
@@ -325,4 +327,67 @@ TEST_CASE("exec parity: speculative contacts, bit for bit, and the falling cube 
         CHECK(p.countMismatches == 0);
         CHECK(p.worstBody == 0);
     }
+}
+
+// The far Newton cap (SolverSettings::farNewtonIterations, newton_steps_hd.h newtonGoesOnFar), at
+// kFarNewtonFactor times the cap as World sets it with sleeping: a step that reaches the cap with
+// its merit above kFarNewtonMerit goes on, and when the iterations past the cap run away
+// (farNewtonRunAway) the step ends on the cap's iterate (pipeline_newton.h recordCapRestore).
+// Sleeping itself off (the pipeline has none yet). table_pile (tables landing on each other's
+// edges) and the default pyramid with box_90 dragged off-centre (the drag reproducer of
+// docs/speed.md, from t = 0.5 s), both executors too: bit for bit, with the same iteration count and
+// merit history in every step; the steps that went past the cap and those that ended on the cap's
+// iterate are counted and required, so both paths are compared.
+TEST_CASE("exec parity: the far Newton cap, bit for bit, on table_pile and a dragged pyramid") {
+    struct Case {
+        const char* scene;
+        int steps;
+        bool drag;
+    };
+    int pastCapAll = 0, restoredAll = 0;
+    for (const Case& k : {Case{"table_pile", 240, false}, Case{"pyramid", 120, true}}) {
+        CAPTURE(k.scene);
+        World cpu = comparableWorld(k.scene), host = comparableWorld(k.scene);
+        for (World* w : {&cpu, &host}) {
+            w->settings.sleeping = false;
+            w->settings.solver.farNewtonIterations = kFarNewtonFactor * w->settings.solver.newtonIterations;
+        }
+        requirePipelineSupports(host);
+        const int cap = host.settings.solver.newtonIterations;
+        int dragBody = -1;
+        if (k.drag) {
+            const std::vector<std::string>& names = cpu.model().bodyName;
+            dragBody = int(std::find(names.begin(), names.end(), "box_90") - names.begin());
+            REQUIRE(dragBody < (int)names.size());
+        }
+        const Vec3 dragPoint{Real(0.068), Real(-0.168), Real(0.25)};
+        Vec3 dragFrom{0, 0, 0};
+        PipelineWorld<HostExecutor> pipeline(host, smallBuffers());
+        int pastCap = 0, restored = 0, statsDiffer = 0;
+        Real worst = 0;
+        for (int i = 0; i < k.steps; ++i) {
+            if (dragBody >= 0 && i >= 30) {   // --drag box_90:2,0.5,0@0.5 over 1 s
+                if (i == 30) dragFrom = cpu.state().pos[dragBody] + rotate(cpu.state().rot[dragBody], dragPoint);
+                const Real f = std::min(Real(i - 30) / Real(60), Real(1));
+                for (World* w : {&cpu, &host}) w->setDrag(dragBody, dragPoint, dragFrom + f * Vec3{2, Real(0.5), 0});
+            }
+            cpu.step();
+            pipeline.step();
+            const SolveStats &a = cpu.solveStats(), &b = pipeline.solveStats();
+            pastCap += a.newtonIterations > cap;
+            restored += (int)a.newtonResidual.size() > a.newtonIterations + 1;
+            statsDiffer += a.newtonIterations != b.newtonIterations || a.newtonResidual != b.newtonResidual ||
+                           a.residualFinal != b.residualFinal;
+            worst = std::max({worst, bodyPositionDifference(cpu, host), bodyRotationDifference(cpu, host)});
+        }
+        MESSAGE(k.scene << ": " << pastCap << " of " << k.steps << " steps past the cap of " << cap << ", " << restored
+                        << " ended on the cap's iterate; largest difference " << worst << ", steps whose Newton "
+                        << "statistics differ " << statsDiffer);
+        CHECK(pastCap > 0);
+        CHECK(worst == 0);
+        CHECK(statsDiffer == 0);
+        pastCapAll += pastCap;
+        restoredAll += restored;
+    }
+    CHECK(restoredAll > 0);
 }

@@ -27,8 +27,6 @@ bool pipelineSupports(const World& world, std::string* why) {
         reason = "the device pipeline has no position projection yet (settings.projectionPasses)";
     else if (world.settings.sleeping)
         reason = "the device pipeline has no islands or sleeping yet (settings.sleeping)";
-    else if (solver.farNewtonIterations > solver.newtonIterations)
-        reason = "the device pipeline has no far Newton cap yet (solver.farNewtonIterations)";
     if (reason && why) *why = reason;
     return reason == nullptr;
 }

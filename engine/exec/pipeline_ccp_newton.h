@@ -34,6 +34,7 @@ void recordCcpNewton(Exec& ex, PipelineData<Exec>& d, const SolverSettings& sett
     RowEvalView e = rowEvalView(d, settings, h);
     SolverSettings one = settings;   // one Newton iteration at a time, as the CPU calls solveNewton
     one.newtonIterations = 1;
+    one.farNewtonIterations = 0;   // one iteration: no far Newton cap
     one.newtonTolerance = 0;
 
     // The CCP problem of the rows (recordCcpSolve's setup, the warm impulses not projected).

@@ -87,6 +87,8 @@ struct StepCounters {
     int bestImproved;          // 1: this iterate is the best so far (copy it)
     int cutActive;             // 1: the step is being halved
     int restoredBest;          // 1: the best iterate was returned
+    Real meritAtCap;           // the far Newton cap: the merit after newtonIterations iterations
+    int restoredCap;           // 1: the far iterations ran away and the cap's iterate was returned
 };
 
 // Scalars of one linear solve (krylov_steps_hd.h's recurrences run on these).
@@ -201,6 +203,7 @@ struct PipelineData {
     Buffer<Real> jv, diagA, compliance, residual, merit, invDiag, r, z, p, q, ap, az, best, power, powerOut;
     Buffer<uint64_t> entryKeys, entryKeysOut;  // (2 rows) scatter entries body << 32 | row, sorted
     Buffer<Real> newtonBest;                   // (rows) the least-merit iterate's impulses
+    Buffer<Real> newtonAtCap;                  // (rows) the far Newton cap: the impulses at the cap
     Buffer<int> ncpSide;                       // (rows) ncpRowSide at the last iteration (fullStepStableSet)
     // The condensed solve of the compliant rows (condensed_solve.h; pipeline_newton.h recordSolve):
     // the Newton step is dlambdaFixed + t dlambda (dlambdaFixed zero when it does not run).
@@ -256,7 +259,7 @@ void reserveContacts(PipelineData<Exec>& d, int pairs, int slots, int contacts) 
     for (auto* b : {&d.jacobianA, &d.jacobianB, &d.minvJA, &d.minvJB}) b->reserve(rows);
     for (auto* b : {&d.bias, &d.softness, &d.mu, &d.maxImpulse, &d.lambda, &d.lambdaStart, &d.dlambda, &d.dlambdaFixed, &d.rhs, &d.jv,
                     &d.diagA, &d.compliance, &d.residual, &d.merit, &d.invDiag, &d.r, &d.z, &d.p, &d.q, &d.ap, &d.az,
-                    &d.best, &d.power, &d.powerOut, &d.newtonBest})
+                    &d.best, &d.power, &d.powerOut, &d.newtonBest, &d.newtonAtCap})
         b->reserve(rows);
     d.ncpSide.reserve(rows);
     for (auto* b : {&d.blockHead, &d.runIndex, &d.blockFirst, &d.blockSize}) b->reserve(rows);

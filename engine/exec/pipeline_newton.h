@@ -6,8 +6,9 @@
 // Each Newton iteration linearizes every row (evalRow), solves [J M^-1 J^T + C + eps I] dlambda
 // = -h (eq. 59, regularized as in section 8.4), takes the damped step lambda = clamp(lambda_k +
 // t dlambda) (eq. 61, section 8.1) and sets u = u~ + M^-1 J^T lambda (eqs. 60-62). The loop runs
-// while the merit ||phi|| is above the tolerance (krylov_steps_hd.h newtonGoesOn), decided in a
-// serial step on the executor: no host round trip.
+// while the merit ||phi|| is above the tolerance, and past the cap up to the far Newton cap while it
+// is far off (newton_steps_hd.h newtonGoesOnFar), decided in a serial step on the executor: no host
+// round trip.
 #pragma once
 
 #include "engine/exec/pipeline_joints.h"
@@ -84,13 +85,17 @@ void recordMeritSum(Exec& ex, PipelineData<Exec>& d, const SolveView& v, const R
 }
 
 // The merit ||phi|| (m/s) after k iterations; with keepBestIterate, the impulses of the least
-// merit so far into newtonBest (newton.cpp's bestLambda).
+// merit so far into newtonBest (newton.cpp's bestLambda). The far Newton cap (farNewtonIterations
+// above newtonIterations; newton_steps_hd.h newtonGoesOnFar): at the cap, if the Newton goes on, its
+// merit into meritAtCap and its impulses into newtonAtCap; past it, a run-away merit ends the loop
+// (recordCapRestore then returns the cap's iterate).
 template <class Exec>
 void recordEvaluate(Exec& ex, PipelineData<Exec>& d, const SolveView& v, const RowEvalView& e,
                     const SolverSettings& settings, int k) {
     StepCounters* c = v.c;
     const Real tolerance = settings.newtonTolerance;
-    const int maxIterations = settings.newtonIterations;
+    const int cap = settings.newtonIterations, farCap = settings.farNewtonIterations;
+    const bool far = farCap > cap;
     const bool keepBest = settings.keepBestIterate;
     recordMeritSum(ex, d, v, e, &c->newtonActive);
     ex.serial(&c->newtonActive, [=] CS_LAMBDA() {
@@ -99,12 +104,42 @@ void recordEvaluate(Exec& ex, PipelineData<Exec>& d, const SolveView& v, const R
         c->newtonIterations = k;
         c->bestImproved = keepBest && (k == 0 || c->merit < c->bestMerit);
         if (c->bestImproved) c->bestMerit = c->merit;
-        c->newtonActive = newtonGoesOn(c->merit, tolerance, k, maxIterations);
+        c->newtonActive = newtonGoesOnFar(c->merit, tolerance, k, cap, farCap);
+        if (far && k == cap && c->newtonActive) c->meritAtCap = c->merit;
+        if (far && k > cap && c->newtonActive && farNewtonRunAway(c->merit, c->meritAtCap)) c->newtonActive = 0;
     });
+    const Real* lambda = d.lambda.data();
+    if (far && k == cap) {
+        Real* atCap = d.newtonAtCap.data();
+        ex.forEach(v.rowCapacity, &c->rowCount, &c->newtonActive, [=] CS_LAMBDA(int i) { atCap[i] = lambda[i]; });
+    }
     if (!keepBest) return;
     Real* best = d.newtonBest.data();
-    const Real* lambda = d.lambda.data();
     ex.forEach(v.rowCapacity, &c->rowCount, &c->bestImproved, [=] CS_LAMBDA(int i) { best[i] = lambda[i]; });
+}
+
+// The far Newton cap's guard after the loop (newton.cpp): when the iterations past the cap ended
+// with the merit run away from its value at the cap, the cap's impulses and velocities return and
+// the merit is evaluated again (one more history entry).
+template <class Exec>
+void recordCapRestore(Exec& ex, PipelineData<Exec>& d, const SolveView& v, const RowEvalView& e,
+                      const SolverSettings& settings) {
+    StepCounters* c = v.c;
+    const int cap = settings.newtonIterations;
+    if (settings.farNewtonIterations <= cap) return;
+    const int* restored = &c->restoredCap;
+    ex.serial(nullptr, [=] CS_LAMBDA() {
+        c->restoredCap = c->rowCount > 0 && c->newtonIterations > cap && farNewtonRunAway(c->merit, c->meritAtCap);
+    });
+    Real* lambda = d.lambda.data();
+    const Real* atCap = d.newtonAtCap.data();
+    ex.forEach(v.rowCapacity, &c->rowCount, restored, [=] CS_LAMBDA(int i) { lambda[i] = atCap[i]; });
+    recordVelocities(ex, d, v, restored);
+    recordMeritSum(ex, d, v, e, restored);
+    ex.serial(restored, [=] CS_LAMBDA() {
+        c->merit = std::sqrt(c->meritSq);
+        if (c->newtonIterations + 1 < kMaxNewtonHistory) c->newtonResidual[c->newtonIterations + 1] = c->merit;
+    });
 }
 
 // What every solver of the stage needs, J being fixed over the step: H^-1 J^T, the diagonal of
@@ -150,6 +185,7 @@ SolveView recordSolveSetup(Exec& ex, PipelineData<Exec>& d, bool sorted, bool ne
         ex.serial(nullptr, [=] CS_LAMBDA() {
             c->newtonActive = c->rowCount > 0 ? 1 : 0;
             c->newtonIterations = c->linearIterations = 0;
+            c->restoredCap = 0;
             c->merit = c->meritSq = 0;
         });
         ex.forEach(d.rowCapacity, &c->rowCount, nullptr, [=] CS_LAMBDA(int i) {
@@ -271,7 +307,8 @@ void recordSolve(Exec& ex, PipelineData<Exec>& d, const SolverSettings& settings
     const bool wantCondense = pipelineCondenses(d, settings);
     bool condense = false, condensePrepared = false;
     const CondensedInput condensedIn{v.sys, d.kind.data(), d.softness.data(), d.maxImpulse.data(), &c->rowCount};
-    for (int k = 0; k < settings.newtonIterations && !ex.stopped(&c->newtonActive); ++k) {
+    const int iterations = std::max(settings.newtonIterations, settings.farNewtonIterations);   // the far cap
+    for (int k = 0; k < iterations && !ex.stopped(&c->newtonActive); ++k) {
         if (wantCondense) {
             int active = 0;
             ex.download(&active, &c->newtonActive, 1);
@@ -333,6 +370,7 @@ void recordSolve(Exec& ex, PipelineData<Exec>& d, const SolverSettings& settings
         }
         recordEvaluate(ex, d, v, e, settings, k + 1);
     }
+    recordCapRestore(ex, d, v, e, settings);
     if (!settings.keepBestIterate) return;
     const int* restored = &c->restoredBest;
     ex.serial(nullptr, [=] CS_LAMBDA() {

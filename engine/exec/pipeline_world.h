@@ -167,7 +167,8 @@ std::vector<double> PipelineWorld<Exec>::signature(bool sorted) const {
             double(s.newtonTolerance), double(s.linearTolerance), double(s.damping), double(s.regularization),
             double(s.warmStart), double(s.complementarityPreconditioner), double(s.stabilization),
             double(s.maxPushoutSpeed), double(int(s.contactModel)), double(int(s.ccp.solver)),
-            double(s.ccp.iterations), double(s.ccp.tolerance), double(s.ccp.omega)};
+            double(s.ccp.iterations), double(s.ccp.tolerance), double(s.ccp.omega),
+            double(s.farNewtonIterations)};
 }
 
 template <class Exec>
@@ -301,7 +302,7 @@ void PipelineWorld<Exec>::step() {
     stats_.rows = c.rowCount;
     stats_.culledContacts = c.culledContacts;
     stats_.cullResolves = c.cullResolves;
-    const int newtonHistory = c.rowCount > 0 && !ccp ? std::min(c.newtonIterations + 1, kMaxNewtonHistory) : 0;
+    const int newtonHistory = c.rowCount > 0 && !ccp ? std::min(c.newtonIterations + 1 + c.restoredCap, kMaxNewtonHistory) : 0;
     stats_.newtonResidual.assign(c.newtonResidual, c.newtonResidual + newtonHistory);
     stats_.ccpMerit.resize(ccp && c.rowCount > 0 ? ccpControl.iterations + 1 : 0);   // the last substep's
     stats_.ccpFallbacks = ccpNewton && c.rowCount > 0 ? ccpControl.fallbacks : 0;

@@ -139,6 +139,7 @@ void newtonOnRelaxedRows(const SolverSettings& settings, Real h, ConstraintRows&
     const int n = rows.size();
     SolverSettings one = settings;
     one.newtonIterations = 1;
+    one.farNewtonIterations = 0;   // one iteration: no far Newton cap
     one.newtonTolerance = 0;
     CcpSettings fallback = settings.ccp;
     fallback.iterations = ccpFallbackIterations(settings.linearIterations);

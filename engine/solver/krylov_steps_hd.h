@@ -73,12 +73,4 @@ CS_HD Real pcrBeta(Real rho, Real rhoNext) { return (rho > Real(0) && rhoNext > 
 // Power iterations of the automatic relaxation omega = 1 / lambda_max(D^-1 A) (solveJacobi).
 constexpr int kJacobiPowerIterations = 8;
 
-// ---- Newton ------------------------------------------------------------------------------------
-
-// [NSN] Algorithm 1's loop test after k iterations with NCP merit ||phi||: go on while the merit
-// is above the tolerance and iterations are left.
-CS_HD bool newtonGoesOn(Real merit, Real tolerance, int k, int maxIterations) {
-    return merit > tolerance && k < maxIterations;
-}
-
 }  // namespace cs

@@ -43,15 +43,6 @@
 #include "engine/step_types.h"
 
 namespace cs {
-namespace {
-
-// Past the cap, the far iterations stop once the merit exceeds this many times its value at the cap,
-// and the step ends on the cap's iterate: on table_pile (sleeping on) the iterations past the cap
-// ran away (merit 0.5 -> 2,180 m/s) and the tables took 18 kJ of kinetic energy from nothing
-// (1.5 kJ without the far cap; docs/speed.md "Issue 35, session 27").
-constexpr Real kFarNewtonGrowth = Real(4);
-
-}  // namespace
 
 void ConstraintRows::clear() {
     kind.clear(); bodyA.clear(); bodyB.clear(); jacobianA.clear(); jacobianB.clear();
@@ -338,15 +329,15 @@ void solveNewton(const SolverSettings& settings, Real h, ConstraintRows& rows, B
     Real bestMerit = merit, previousMerit = 0, eta = settings.linearTolerance;
     if (settings.keepBestIterate) s.bestLambda = rows.lambda;
     auto goesOn = [&](int k) {   // the cap, and past it, up to the far cap while the merit is far off
-        return merit > settings.newtonTolerance &&
-               (k < settings.newtonIterations || (k < settings.farNewtonIterations && merit > kFarNewtonMerit));
+        return newtonGoesOnFar(merit, settings.newtonTolerance, k, settings.newtonIterations,
+                               settings.farNewtonIterations);
     };
     // The far iterations' guard (kFarNewtonGrowth): the iterate and merit at the cap (allocated only
     // in a step that goes past the cap).
     const bool far = settings.farNewtonIterations > settings.newtonIterations;
     std::vector<Real> capLambda;
     Real meritAtCap = 0;
-    auto runAway = [&]() { return merit > kFarNewtonGrowth * meritAtCap; };
+    auto runAway = [&]() { return farNewtonRunAway(merit, meritAtCap); };
     for (int k = 0; goesOn(k); ++k) {
         if (far && k == settings.newtonIterations) {
             meritAtCap = merit;

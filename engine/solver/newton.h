@@ -8,6 +8,7 @@
 #include "engine/solver/constraint_rows.h"
 #include "engine/solver/decoupled_rows.h"
 #include "engine/solver/linear_solvers.h"
+#include "engine/solver/newton_steps_hd.h"   // kFarNewtonMerit
 
 namespace cs {
 
@@ -39,11 +40,6 @@ struct NewtonScratch {
     CoupledRows coupled;          // decoupled_rows.h
     CondensedRows condensed;      // condensed_rows.h
 };
-
-// The merit (m/s) above which a step at its Newton cap goes on to SolverSettings::farNewtonIterations:
-// a landing whose impact the solve has not settled (the resting default pyramid ends its capped steps
-// at 3e-5 to 6e-4 m/s; a rocking wall's landings at 0.3-1.2 m/s, docs/speed.md).
-constexpr Real kFarNewtonMerit = Real(1e-2);
 
 // Solves for rows.lambda and bodies.velocity. Warm impulses already in rows.lambda are the
 // starting iterate (zero for a cold start, [NSN] eqs. 67-68).

@@ -11,6 +11,9 @@
 //  - a step cut: when the damped step t raises the merit by more than a factor, t is halved
 //    (at most a few times), then taken whatever the merit ([NSN] section 8.1 reports that a full
 //    backtracking line search stalls on frictional problems; only a blow-up is cut here).
+// And the far Newton cap (SolverSettings::farNewtonIterations, engine/solver/islands.h "Settling
+// after a disturbance"): past the cap while the merit is far off, with a run-away guard
+// (newtonGoesOnFar, farNewtonRunAway).
 #pragma once
 
 #include "engine/core/math.h"
@@ -23,6 +26,27 @@ namespace cs {
 // band would trade one unconverged iterate for another of the same quality and change every
 // scene that runs at its cap. Above it the last iterations went uphill.
 constexpr Real kBestIterateRatio = Real(2);
+
+// The merit (m/s) above which a step at its Newton cap goes on to SolverSettings::farNewtonIterations:
+// a landing whose impact the solve has not settled (the resting default pyramid ends its capped steps
+// at 3e-5 to 6e-4 m/s; a rocking wall's landings at 0.3-1.2 m/s, docs/speed.md).
+constexpr Real kFarNewtonMerit = Real(1e-2);
+
+// Past the cap, the far iterations stop once the merit exceeds this many times its value at the cap,
+// and the step ends on the cap's iterate: on table_pile (sleeping on) the iterations past the cap
+// ran away (merit 0.5 -> 2,180 m/s) and the tables took 18 kJ of kinetic energy from nothing
+// (1.5 kJ without the far cap; docs/speed.md "Issue 35, session 27").
+constexpr Real kFarNewtonGrowth = Real(4);
+
+// Whether iteration k runs, with `merit` the merit after k iterations: below the cap while the merit
+// is above the tolerance, and past it up to farCap while the merit is above kFarNewtonMerit
+// (farCap <= cap: no far iterations).
+CS_HD bool newtonGoesOnFar(Real merit, Real tolerance, int k, int cap, int farCap) {
+    return merit > tolerance && (k < cap || (k < farCap && merit > kFarNewtonMerit));
+}
+
+// The far iterations' run-away guard: the merit grew past kFarNewtonGrowth times its value at the cap.
+CS_HD bool farNewtonRunAway(Real merit, Real meritAtCap) { return merit > kFarNewtonGrowth * meritAtCap; }
 
 // After a Newton run of `iterations` iterations that ended with `merit` above `tolerance`: true
 // when the best iterate (least merit `best`) is to be returned instead. Needs two iterations or
