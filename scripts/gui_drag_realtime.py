@@ -34,7 +34,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gui_realtime import thread_cpu  # noqa: E402
+from gui_realtime import thread_cpu, thread_shares  # noqa: E402
 
 
 def xdo(display, *args):
@@ -106,7 +106,6 @@ def run_one(sandbox, a, shot, profile=""):
     row = {"scene": a.scene, "sandbox": sandbox, "load": round(load, 2), "rc": p.returncode, "pixel": pixel}
     if len(reports) >= 2:
         (w0, t0, _, _, c0, _), (w1, t1, title, busy, c1, _) = reports[0], reports[-1]
-        used = {k: c1.get(k, 0.0) - c0.get(k, 0.0) for k in c1}
         n = a.to - a.from_frame
         # busy over the whole stretch: each report's is since the one before, weighted by its wall time
         spans = [(reports[k][0] - reports[k - 1][0], float(reports[k][3] or 0)) for k in range(1, len(reports))]
@@ -116,10 +115,7 @@ def run_one(sandbox, a, shot, profile=""):
                    title_min=min(float(r[2]) for r in reports[1:] if r[2]),
                    dropped_s=round(sum(drops), 3) if drops else "",
                    sim_s=round(t1 - t0, 3), wall_s=round(w1 - w0, 3),
-                   cpu_physics=round(used.get("physics", 0.0) / max(w1 - w0, 1e-9), 3),
-                   ui_ms_frame=round(1e3 * used.get("ui", 0.0) / n, 2),
-                   lp_ms_frame=round(1e3 * sum(v for k, v in used.items() if k.startswith("llvmpipe")) / n, 2),
-                   fps=round(n / max(w1 - w0, 1e-9), 1))
+                   fps=round(n / max(w1 - w0, 1e-9), 1), **thread_shares(c0, c1, w1 - w0, n))
     text = " ".join(summary)
     m = re.search(r"frame time median ([0-9.]+) ms, p95 ([0-9.]+) ms", text)
     row["frame_median_ms"], row["frame_p95_ms"] = (m.group(1), m.group(2)) if m else ("", "")

@@ -97,6 +97,17 @@ def app_cpu(root):
     return cpu
 
 
+def thread_shares(c0, c1, wall, frames):
+    """The app's CPU between two thread_cpu readings: the physics thread's share of a core over
+    `wall` seconds, and per frame (of `frames`) the UI thread's, llvmpipe's and the X server's ms."""
+    used = {k: c1.get(k, 0.0) - c0.get(k, 0.0) for k in c1}
+    per_frame = lambda v: round(1e3 * v / frames, 2)
+    return dict(cpu_physics=round(used.get("physics", 0.0) / max(wall, 1e-9), 3),
+                ui_ms_frame=per_frame(used.get("ui", 0.0)),
+                lp_ms_frame=per_frame(sum(v for k, v in used.items() if k.startswith("llvmpipe"))),
+                xvfb_ms_frame=per_frame(used.get("Xvfb", 0.0)))
+
+
 def run_one(sandbox, scene, frames, warm, shot):
     with tempfile.NamedTemporaryFile("w", suffix=".script", delete=False) as f:
         f.write(f"{warm} method report\n")
@@ -127,13 +138,7 @@ def run_one(sandbox, scene, frames, warm, shot):
         row.update(sim_from=t0, sim_s=round(t1 - t0, 3), wall_s=round(w1 - w0, 3),
                    x_real_time=round((t1 - t0) / max(w1 - w0, 1e-9), 3),
                    title=title if title is not None else "", busy=busy)
-        used = {k: c1.get(k, 0.0) - c0.get(k, 0.0) for k in c1}
-        n = frames - 1 - warm
-        per_frame = lambda v: round(1e3 * v / n, 2)
-        row.update(cpu_physics=round(used.get("physics", 0.0) / max(w1 - w0, 1e-9), 3),
-                   ui_ms_frame=per_frame(used.get("ui", 0.0)),
-                   lp_ms_frame=per_frame(sum(v for k, v in used.items() if k.startswith("llvmpipe"))),
-                   xvfb_ms_frame=per_frame(used.get("Xvfb", 0.0)))
+        row.update(thread_shares(c0, c1, w1 - w0, frames - 1 - warm))
     text = " ".join(summary)
     m = re.search(r"\(([0-9.]+) fps;", text)
     row["fps"] = m.group(1) if m else ""
