@@ -105,20 +105,30 @@ public:
     template <class F, class Term0, class Term1>
     void forEachSums(const int* count, const int* gate, const F& f, Real* out0, const Term0& term0, Real* out1,
                      const Term1& term1) {
-        if ((gate && !*gate) || gatedOff()) return;
-        const int n = *count;
-        Real partial[kCpuSumBlocks][2];
-#pragma omp parallel for if (n > kHostParallel)
-        for (int k = 0; k < kCpuSumBlocks; ++k) {
-            const int begin = int((long long)n * k / kCpuSumBlocks), end = int((long long)n * (k + 1) / kCpuSumBlocks);
+        blockSums(count, gate, out0, out1, [&](int begin, int end, Real* acc) {
             Real run0 = 0, run1 = 0;
             for (int i = begin; i < end; ++i) {
                 f(i);
                 run0 = run0 + term0(i);
                 if (out1) run1 = run1 + term1(i);
             }
-            partial[k][0] = run0;
-            partial[k][1] = run1;
+            acc[0] = run0;
+            acc[1] = run1;
+        });
+    }
+    // pass(begin, end, acc) over the kCpuSumBlocks fixed blocks of [0, *count), gated as forEach;
+    // *out0 (and *out1, unless null) = the blocks' acc[0] (acc[1]) added in block order: a vector
+    // pass and its dot products written over a block of rows (the CPU solvers' own passes,
+    // krylov_passes.h), summed as forEachSums.
+    template <class Pass>
+    void blockSums(const int* count, const int* gate, Real* out0, Real* out1, const Pass& pass) {
+        if ((gate && !*gate) || gatedOff()) return;
+        const int n = *count;
+        Real partial[kCpuSumBlocks][2];
+#pragma omp parallel for if (n > kHostParallel)
+        for (int k = 0; k < kCpuSumBlocks; ++k) {
+            partial[k][0] = partial[k][1] = 0;
+            pass(int((long long)n * k / kCpuSumBlocks), int((long long)n * (k + 1) / kCpuSumBlocks), partial[k]);
         }
         Real total0 = 0, total1 = 0;
         for (int k = 0; k < kCpuSumBlocks; ++k) {
