@@ -8,8 +8,8 @@
 //  - new buffer storage is filled with 0xFF bytes (NaN for reals, -1 for ints), so a read of an
 //    element no stage wrote shows up as a NaN or an out-of-range index instead of passing
 //    silently as a zero (what compute-sanitizer's initcheck finds on the device).
-// forEach runs its loop with OpenMP above kHostParallel elements; every functor of the pipeline
-// writes only its own element (or sets flags and maxima with the atomics of executor.h), so the
+// forEach runs its loop with OpenMP above kHostParallel elements (hostLoop); every functor of the
+// pipeline writes only its own element (or sets flags and maxima with the atomics of executor.h), so the
 // results do not depend on the thread count. recordEveryIteration makes stopped() answer false, as
 // the device does: every loop iteration and every conditional stretch (setGate) is then run with
 // its gates closed instead of skipped, so the tests check on the host that the device's control
@@ -73,8 +73,7 @@ public:
     void forEach(int n, const int* count, const int* gate, const F& f) {
         if ((gate && !*gate) || gatedOff()) return;
         const int m = count ? std::min(n, *count) : n;
-#pragma omp parallel for if (m > kHostParallel)
-        for (int i = 0; i < m; ++i) f(i);
+        hostLoop(m, m > kHostParallel, f);
     }
     template <class F>
     void serial(const int* gate, const F& f) {
@@ -105,21 +104,30 @@ public:
     template <class F, class Term0, class Term1>
     void forEachSums(const int* count, const int* gate, const F& f, Real* out0, const Term0& term0, Real* out1,
                      const Term1& term1) {
-        if ((gate && !*gate) || gatedOff()) return;
-        const int n = *count;
-        Real partial[kCpuSumBlocks][2];
-#pragma omp parallel for if (n > kHostParallel)
-        for (int k = 0; k < kCpuSumBlocks; ++k) {
-            const int begin = int((long long)n * k / kCpuSumBlocks), end = int((long long)n * (k + 1) / kCpuSumBlocks);
+        blockSums(count, gate, out0, out1, [&](int begin, int end, Real* acc) {
             Real run0 = 0, run1 = 0;
             for (int i = begin; i < end; ++i) {
                 f(i);
                 run0 = run0 + term0(i);
                 if (out1) run1 = run1 + term1(i);
             }
-            partial[k][0] = run0;
-            partial[k][1] = run1;
-        }
+            acc[0] = run0;
+            acc[1] = run1;
+        });
+    }
+    // pass(begin, end, acc) over the kCpuSumBlocks fixed blocks of [0, *count), gated as forEach;
+    // *out0 (and *out1, unless null) = the blocks' acc[0] (acc[1]) added in block order: a vector
+    // pass and its dot products written over a block of rows (the CPU solvers' own passes,
+    // krylov_passes.h), summed as forEachSums.
+    template <class Pass>
+    void blockSums(const int* count, const int* gate, Real* out0, Real* out1, const Pass& pass) {
+        if ((gate && !*gate) || gatedOff()) return;
+        const int n = *count;
+        Real partial[kCpuSumBlocks][2];
+        hostLoop(kCpuSumBlocks, n > kHostParallel, [&](int k) {
+            partial[k][0] = partial[k][1] = 0;
+            pass(int((long long)n * k / kCpuSumBlocks), int((long long)n * (k + 1) / kCpuSumBlocks), partial[k]);
+        });
         Real total0 = 0, total1 = 0;
         for (int k = 0; k < kCpuSumBlocks; ++k) {
             total0 = total0 + (Real(0) + partial[k][0]);
@@ -220,8 +228,7 @@ public:
     void forEachTetBlock(int n, const F& f) {
         if (gatedOff()) return;
         const int blocks = (n + kTetBlock - 1) / kTetBlock;
-#pragma omp parallel for if (n > kHostParallel)
-        for (int k = 0; k < blocks; ++k) f(k * kTetBlock, std::min(kTetBlock, n - k * kTetBlock));
+        hostLoop(blocks, n > kHostParallel, [&](int k) { f(k * kTetBlock, std::min(kTetBlock, n - k * kTetBlock)); });
     }
     static void tetWarmImpulses(const FemTetStepRows* r, const Real* const* stored, Real (*lambda)[kFemMaxRows], int m) {
         hostTetWarmImpulses(r, stored, lambda, m);

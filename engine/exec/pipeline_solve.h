@@ -19,6 +19,7 @@
 #pragma once
 
 #include "engine/exec/pipeline_data.h"
+#include "engine/solver/krylov_passes.h"
 #include "engine/solver/krylov_steps_hd.h"
 
 namespace cs {
@@ -286,18 +287,28 @@ void recordPCR(Exec& ex, PipelineData<Exec>& d, const SolveView& v, int iteratio
             ex.forEach(v.rowCapacity, rows, &l->active, direction);
             recordRowsAndSums(ex, v, &l->active, [=] CS_LAMBDA(int i) { q[i] = applyBlockRow(m, i, ap); }, &l->qap,
                               qap, &l->qr, qr);
+        } else if constexpr (Exec::kRowKernels) {   // the CPU's vectorized pass (krylov_passes.h), the same bits
+            ex.blockSums(rows, &l->active, &l->qap, &l->qr, [=](int begin, int end, Real* acc) {
+                pcrDirectionPass(begin, end, first ? Real(0) : l->beta, z, az, r, invDiag, p, ap, q, acc);
+            });
         } else {
             recordRowsAndSums(ex, v, &l->active, direction, &l->qap, qap, &l->qr, qr);
         }
         ex.serial(&l->active, [=] CS_LAMBDA() {
             if (!pcrStepLength(l->qap, l->qr, l->normSq, l->alpha)) l->active = 0;
         });
-        const auto rr = [=] CS_LAMBDA(int i) { return r[i] * r[i]; };
-        recordRowsAndSums(ex, v, &l->active, [=] CS_LAMBDA(int i) {
-            x[i] += l->alpha * p[i];
-            r[i] = r[i] - l->alpha * ap[i];
-            z[i] -= l->alpha * q[i];
-        }, &l->rr, rr, nullptr, rr);
+        if constexpr (Exec::kRowKernels) {
+            ex.blockSums(rows, &l->active, &l->rr, nullptr, [=](int begin, int end, Real* acc) {
+                pcrUpdatePass(begin, end, l->alpha, p, ap, q, x, r, z, acc);
+            });
+        } else {
+            const auto rr = [=] CS_LAMBDA(int i) { return r[i] * r[i]; };
+            recordRowsAndSums(ex, v, &l->active, [=] CS_LAMBDA(int i) {
+                x[i] += l->alpha * p[i];
+                r[i] = r[i] - l->alpha * ap[i];
+                z[i] -= l->alpha * q[i];
+            }, &l->rr, rr, nullptr, rr);
+        }
         recordMonitorStep(ex, l, it + 1 == iterations);
         recordProduct(ex, v, z, nullptr, az, z, &l->rhoNext, w, &l->active);
         ex.serial(&l->active, [=] CS_LAMBDA() {

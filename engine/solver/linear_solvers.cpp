@@ -15,6 +15,7 @@
 // the caller's: it is cleared and appended to, which allocates only beyond its capacity).
 #include "engine/solver/linear_solvers.h"
 
+#include "engine/solver/krylov_passes.h"
 #include "engine/solver/krylov_steps_hd.h"
 #include "engine/solver/row_columns.h"
 
@@ -420,45 +421,6 @@ void solvePCG(const RowSystemView& s, const Real* b, Real* x, const LinearSolver
         for (int i = 0; i < n; ++i) x[i] = best[i];
         m.result.residual = bestResidual;
     }
-}
-
-// PCR's two vector passes over rows [begin, end), their sums into acc. Written over restrict
-// pointers and scalars passed by value: in the solver's lambdas, which captured them by
-// reference, the compiler had to assume that a store to x might change alpha or a pointer and
-// reloaded them for every row, and could not vectorize (the passes took 4 us per iteration on
-// the default pyramid's 2,964 rows, a quarter of the solve). The sums are the same chains in the
-// same order, so the results are the same bits.
-// p = z + beta p, Ap = Az + beta Ap, q = M^-1 Ap; acc += q . Ap, q . r.
-void pcrDirectionPass(int begin, int end, Real beta, const Real* __restrict z, const Real* __restrict az,
-                      const Real* __restrict r, const Real* __restrict invDiag, Real* __restrict p,
-                      Real* __restrict ap, Real* __restrict q, Real* acc) {
-    Real qap = 0, qr = 0;
-    for (int i = begin; i < end; ++i) {
-        Real pi = z[i] + (beta != Real(0) ? beta * p[i] : Real(0));
-        Real api = az[i] + (beta != Real(0) ? beta * ap[i] : Real(0));
-        Real qi = invDiag[i] * api;
-        p[i] = pi;
-        ap[i] = api;
-        q[i] = qi;
-        qap += qi * api;
-        qr += qi * r[i];
-    }
-    acc[0] = qap;
-    acc[1] = qr;
-}
-
-// x += alpha p, r -= alpha Ap, z -= alpha q; acc = r . r.
-void pcrUpdatePass(int begin, int end, Real alpha, const Real* __restrict p, const Real* __restrict ap,
-                   const Real* __restrict q, Real* __restrict x, Real* __restrict r, Real* __restrict z, Real* acc) {
-    Real sum = 0;
-    for (int i = begin; i < end; ++i) {
-        x[i] += alpha * p[i];
-        Real ri = r[i] - alpha * ap[i];
-        r[i] = ri;
-        z[i] -= alpha * q[i];
-        sum += ri * ri;
-    }
-    acc[0] = sum;
 }
 
 // Preconditioned conjugate residual with the left preconditioner M = diag(A), or M = the block
