@@ -153,14 +153,14 @@ bool CondensedSolve<Exec>::prepare(Exec& ex, const CondensedInput& in) {
     int* rowClass = sized(rowClass_, n);
     int* rowBody = sized(rowBody_, 4 * (size_t)n);
     int* bodyKind = sized(bodyKind_, nb);
+    ex.forEach(nb, nullptr, nullptr, [=] CS_LAMBDA(int b) { bodyKind[b] = condensedBodyKind(v, b); });
     ex.forEach(n, nullptr, nullptr, [=] CS_LAMBDA(int i) {
-        rowClass[i] = condensedRowClass(v, kind, softness, maxImpulse, i);
+        rowClass[i] = condensedRowClass(v, kind, softness, maxImpulse, bodyKind, i);
         int body[4] = {-1, -1, -1, -1};
         const Spatial* jac[4];
         condensedColumns(v, i, body, jac);
         for (int c = 0; c < 4; ++c) rowBody[4 * i + c] = body[c];
     });
-    ex.forEach(nb, nullptr, nullptr, [=] CS_LAMBDA(int b) { bodyKind[b] = condensedBodyKind(v, b); });
     L_.rowClass.resize(n);
     L_.rowBody.resize(4 * (size_t)n);
     L_.bodyKind.resize(nb);
@@ -196,39 +196,36 @@ bool CondensedSolve<Exec>::prepare(Exec& ex, const CondensedInput& in) {
         const int len = nodeColumnLength[q];
         for (int c = 0; c < 3; ++c) val[diagSlot[q] + c * len + c] += mass;
     });
-    // Each run's 12 x 12 sum of w g g^T over its rows (in row order), then into K's slots.
-    double* local = sized(runLocal_, 144 * (size_t)runs);
-    ex.forEach(runs, nullptr, nullptr, [=] CS_LAMBDA(int r) {
-        double* m = local + 144 * r;
-        for (int k = 0; k < 144; ++k) m[k] = 0;
-        for (int s = runStart[r]; s < runStart[r + 1]; ++s) {
-            const int i = soft[s];
-            int body[4];
-            const Spatial* jac[4];
-            const int cols = condensedColumns(v, i, body, jac);
-            double g[12] = {};
-            for (int c = 0; c < cols; ++c)
-                for (int k = 0; k < 3; ++k) g[3 * c + k] = double(jac[c]->lin[k]);
-            const double w = invD[i];
-            for (int a = 0; a < 12; ++a) {
-                if (g[a] == 0) continue;
-                const double ga = w * g[a];
-                for (int b = 0; b < 12; ++b) m[12 * a + b] += ga * g[b];
+    // Each run's 12 x 12 sum of w g g^T over its rows (in row order), then into K's slots: per slot
+    // the mass, then the runs in order. On the host one pass, each block scattered as it is
+    // summed; elsewhere the blocks in parallel, then their scatter.
+    auto scatterRun = [=] CS_LAMBDA(int r, const double* m) {
+        for (int c1 = 0; c1 < 4; ++c1)
+            for (int c2 = 0; c2 < 4; ++c2) {
+                const int slot = runSlot[16 * r + 4 * c1 + c2];
+                if (slot < 0) continue;
+                const int len = runLength[16 * r + 4 * c1 + c2];
+                for (int cc = 0; cc < 3; ++cc)
+                    for (int rr = 0; rr < 3; ++rr) val[slot + cc * len + rr] += m[12 * (3 * c1 + rr) + 3 * c2 + cc];
             }
-        }
-    });
-    ex.serial(nullptr, [=] CS_LAMBDA() {
-        for (int r = 0; r < runs; ++r)
-            for (int c1 = 0; c1 < 4; ++c1)
-                for (int c2 = 0; c2 < 4; ++c2) {
-                    const int slot = runSlot[16 * r + 4 * c1 + c2];
-                    if (slot < 0) continue;
-                    const int len = runLength[16 * r + 4 * c1 + c2];
-                    const double* m = local + 144 * r;
-                    for (int cc = 0; cc < 3; ++cc)
-                        for (int rr = 0; rr < 3; ++rr) val[slot + cc * len + rr] += m[12 * (3 * c1 + rr) + 3 * c2 + cc];
-                }
-    });
+    };
+    if constexpr (Exec::kRowKernels) {
+        ex.serial(nullptr, [=] CS_LAMBDA() {
+            double m[144];
+            for (int r = 0; r < runs; ++r) {
+                condensedRunBlock(v, soft, runStart[r], runStart[r + 1], invD, m);
+                scatterRun(r, m);
+            }
+        });
+    } else {
+        double* local = sized(runLocal_, 144 * (size_t)runs);
+        ex.forEach(runs, nullptr, nullptr, [=] CS_LAMBDA(int r) {
+            condensedRunBlock(v, soft, runStart[r], runStart[r + 1], invD, local + 144 * r);
+        });
+        ex.serial(nullptr, [=] CS_LAMBDA() {
+            for (int r = 0; r < runs; ++r) scatterRun(r, local + 144 * r);
+        });
+    }
     if (!analysed_) {
         if (!factorK_.analyse(ex, dofs, L_.colStart.data(), L_.rowIndex.data(), nullptr)) return false;
         analysed_ = true;

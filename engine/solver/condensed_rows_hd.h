@@ -5,6 +5,14 @@
 #include "engine/solver/constraint_rows.h"
 #include "engine/solver/row_system.h"
 
+// A loop of independent lanes that g++ does not vectorize on its own (it unrolls a short one and
+// keeps it scalar): vectorized on the host, each lane's operations and bits unchanged.
+#if defined(__CUDA_ARCH__)
+#define CS_HOST_SIMD
+#else
+#define CS_HOST_SIMD _Pragma("omp simd")
+#endif
+
 namespace cs {
 
 // A row's part in the condensed solve: S (soft, condensed into K) or H (hard, in the dense
@@ -36,6 +44,30 @@ CS_HD int condensedColumns(const RowSystemView& v, int i, int body[4], const Spa
     jac[2] = &v.jacobianC[i];
     jac[3] = &v.jacobianD[i];
     return 4;
+}
+
+// The 12 x 12 block sum over soft rows soft[s0..s1) (one run: the same four bodies) of
+// w_i g_i g_i^T, w_i = invD[i], g_i row i's linear Jacobians (zero past its columns), summed in
+// row order into m (144, row-major). Every term is added, also where g_i[a] is zero (the loop over
+// b then runs in vector lanes): such a term is +-0 for finite g, and adding +-0 leaves the sum's
+// bits (it starts at +0, so it is never -0): the same bits as skipping it.
+CS_HD void condensedRunBlock(const RowSystemView& v, const int* soft, int s0, int s1, const double* invD, double* m) {
+    for (int k = 0; k < 144; ++k) m[k] = 0;
+    for (int s = s0; s < s1; ++s) {
+        const int i = soft[s];
+        int body[4];
+        const Spatial* jac[4];
+        const int cols = condensedColumns(v, i, body, jac);
+        double g[12] = {};
+        for (int c = 0; c < cols; ++c)
+            for (int k = 0; k < 3; ++k) g[3 * c + k] = double(jac[c]->lin[k]);
+        const double w = invD[i];
+        for (int a = 0; a < 12; ++a) {
+            const double ga = w * g[a];
+            CS_HOST_SIMD
+            for (int b = 0; b < 12; ++b) m[12 * a + b] += ga * g[b];
+        }
+    }
 }
 
 // col = sum over row i's node columns of J_i's entries times the matching columns of X (X: n x q
@@ -71,9 +103,9 @@ CS_HD const Spatial& condensedInvMassColumn(const RowSystemView& v, int i, int s
 }
 
 // S: a bilateral row with a compliance D_i > 0 and no force limit whose bodies are all point
-// masses or static, at least one a point mass.
+// masses or static, at least one a point mass (bodyKind: condensedBodyKind of every body).
 CS_HD int condensedRowClass(const RowSystemView& v, const int* kind, const Real* softness, const Real* maxImpulse,
-                            int i) {
+                            const int* bodyKind, int i) {
     const bool bilateral = kind[i] == int(RowKind::Bilateral);
     const bool limited = maxImpulse[i] < kNoImpulseLimit;
     if (!bilateral || !(softness[i] > 0) || limited)
@@ -84,7 +116,7 @@ CS_HD int condensedRowClass(const RowSystemView& v, const int* kind, const Real*
     bool rigid = false, point = false;
     for (int c = 0; c < cols; ++c) {
         if (body[c] < 0) continue;
-        const int k = condensedBodyKind(v, body[c]);
+        const int k = bodyKind[body[c]];
         rigid = rigid || k == kCondensedRigid;
         point = point || k == kCondensedPoint;
     }
