@@ -6,9 +6,7 @@
 // Output, with the narrow phase's conventions (potential_contact.h: normal from B to A, gap
 // dot(pointA - pointB, normal)):
 //   - face case (a face axis separates least): the incident face (the other box's face most
-//     against the reference normal) clipped against the side planes of the reference face (an
-//     incident vertex within s.regionWidening outside a side is kept, as the vertex-face test
-//     widens the face: resting boxes' deflections put vertices a fraction of a mm out), up to
+//     against the reference normal) clipped against the side planes of the reference face, up to
 //     8 points, each kept when its gap along the reference normal is <= s.margin; the relaxation
 //     methods reduce them to 4 per manifold (relax_shared.cpp). Features: an incident vertex
 //     against the reference face (VertexFace), an incident edge crossing a reference side
