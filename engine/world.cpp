@@ -442,6 +442,7 @@ void World::softSubstep(Real h) {
     prepareSleep(model_, state_, false);
     NarrowPhaseSettings narrow = narrowPhaseSettings(settings, h);
     narrow.closingSlop = settings.solver.relaxSlop;
+    narrow.boxClip = settings.solver.method == SolveMethod::Soft && narrow.closingSlop >= 0;
 
     auto t = Clock::now();
     findShapePairs(state_, narrow);

@@ -55,6 +55,11 @@ struct NarrowPhaseSettings {
     // across 1 mm side gaps); the others list theirs within `margin` as before. < 0: off (the
     // Newton method and the other models).
     Real closingSlop = -1;             // m: the gap kept at rest
+    // The soft step's box pairs (World::softSubstep sets it under SolveMethod::Soft, with
+    // closingSlop >= 0): two boxes get the separating axes and one face clip (box_contacts.h)
+    // instead of the feature pairs. Off for pgs (its resting pyramids drift more on the clipped
+    // manifolds: docs/relaxation.md) and for every other method.
+    bool boxClip = false;
 };
 
 // Speculative widening, shared by the CPU narrow phase (narrow_phase.cpp shapeMotionReach,

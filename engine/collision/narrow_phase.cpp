@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "engine/collision/box_contacts.h"
 #include "engine/collision/feature_cache.h"
 #include "engine/collision/shape_pair_hd.h"
 #include "engine/collision/world_polytope.h"
@@ -113,13 +114,16 @@ struct WorldShapes {
     std::vector<WorldPolytope> polytopes;   // (shapes) polytopes only
     std::vector<Transform> pose;            // (shapes)
     std::vector<uint8_t> ready;             // (shapes)
+    std::vector<BoxFaces> boxes;            // (polytopes) which are boxes: the soft step's only (boxClip)
 
-    void assign(const Model& model, const State& state, const std::vector<ShapePair>& pairs) {
+    void assign(const Model& model, const State& state, const std::vector<ShapePair>& pairs, bool boxClip) {
         const int n = model.shapeCount();
         polytopes.resize(n);
         pose.resize(n);
         ready.assign(n, 0);
         for (const ShapePair& p : pairs) ready[p.shapeA] = ready[p.shapeB] = 1;
+        boxes.assign(boxClip ? model.polytopes.size() : 0, BoxFaces{});
+        for (size_t k = 0; k < boxes.size(); ++k) boxes[k] = detectBox(model.polytopes[k]);
 #if defined(_OPENMP)
 #pragma omp parallel for schedule(static) if (n >= 256)
 #endif
@@ -225,22 +229,39 @@ ReuseMode collideCachedPair(const Model& model, const State& state, const WorldS
         // Not apart by more than close <= margin: not by more than the margin either, so the
         // candidates' own face-plane test (collideCandidates) is skipped.
         bool apartChecked = false;
+        bool boxes = false;
         if (settings.closingSlop >= 0) {
             const int a = model.shapeBody[shapeA], b = model.shapeBody[shapeB];
             const Real close = closingPairMargin(
                 settings, !model.isStatic(a), state.linVel[a], state.angVel[a],
                 partArm(model.shapeLocal[shapeA], ra), !model.isStatic(b), state.linVel[b], state.angVel[b],
                 partArm(model.shapeLocal[shapeB], rb));
-            if (separatedByFace(wa.view(), wb.view(), close) || separatedByFace(wb.view(), wa.view(), close))
-                return ReuseMode::Full;
-            apartChecked = close <= settings.margin;
+            // The soft step's box pairs: the separating axes and one face clip (box_contacts.h),
+            // no feature cache.
+            boxes = settings.boxClip && world.boxes[model.shapePolytope[shapeA]].box &&
+                    world.boxes[model.shapePolytope[shapeB]].box;
+            if (boxes) {
+                const BoxFaces& ba = world.boxes[model.shapePolytope[shapeA]];
+                const BoxFaces& bb = world.boxes[model.shapePolytope[shapeB]];
+                if (entry) entry->pair = ShapePair{-1, -1};
+                PotentialContact buffer[kBoxMaxPoints];
+                ContactSink sink{buffer, kBoxMaxPoints, 0};
+                if (!collideBoxes(wa.view(), ba, wb.view(), bb, settings, close, sink)) return ReuseMode::Full;
+                for (int i = 0; i < sink.stored(); ++i) out.push_back(buffer[i]);
+            } else {
+                if (separatedByFace(wa.view(), wb.view(), close) || separatedByFace(wb.view(), wa.view(), close))
+                    return ReuseMode::Full;
+                apartChecked = close <= settings.margin;
+            }
         }
-        const PairReuse reuse = decideReuse(model, state, world, shapeA, shapeB, settings, baseSettings, entry);
-        if (reuse.mode == ReuseMode::Rebuild)
-            buildCandidates(wa.view(), wb.view(), world.pose[shapeA], world.pose[shapeB], settings,
-                            kSlackFraction * baseSettings.margin, *reuse.entry);
-        collideWorldPolytopes(wa, wb, settings, out, reuse, apartChecked);
-        mode = reuse.mode;
+        if (!boxes) {
+            const PairReuse reuse = decideReuse(model, state, world, shapeA, shapeB, settings, baseSettings, entry);
+            if (reuse.mode == ReuseMode::Rebuild)
+                buildCandidates(wa.view(), wb.view(), world.pose[shapeA], world.pose[shapeB], settings,
+                                kSlackFraction * baseSettings.margin, *reuse.entry);
+            collideWorldPolytopes(wa, wb, settings, out, reuse, apartChecked);
+            mode = reuse.mode;
+        }
     }
     for (size_t i = first; i < out.size(); ++i) {
         out[i].shapeA = shapeA;
@@ -290,7 +311,7 @@ void collidePairs(const Model& model, const State& state, const std::vector<Shap
     const int n = (int)pairs.size();
     thread_local WorldShapes cache;   // this thread's; the pairs' threads read it through `world`
     WorldShapes& world = cache;
-    world.assign(model, state, pairs);
+    world.assign(model, state, pairs, settings.boxClip);
     // This thread's; the pairs' threads reach them through these references (a thread_local
     // named inside the parallel region would be the worker's own, empty one).
     thread_local std::vector<FeatureCacheEntry> slotStore;
