@@ -141,6 +141,7 @@ std::string summaryJson(const RunSummary& s) {
     j["kinetic_energy_max_j"] = t.keMax;   // over the steps (finite ones)
     j["nan"] = s.nan;
     j["failed_steps"] = s.failedSteps;
+    j["stopped_at_step"] = s.stoppedAtStep;
     j["profile_ms"] = {{"broad_phase", 1e3 * p.broadPhase / n}, {"narrow_phase", 1e3 * p.narrowPhase / n},
                        {"contact_model", 1e3 * p.contactModel / n}, {"solve", 1e3 * p.solve / n},
                        {"integrate", 1e3 * p.integrate / n}, {"total", 1e3 * p.total / n}};
@@ -177,6 +178,7 @@ void writeSummaryText(const RunSummary& s, std::FILE* out) {
         std::fprintf(out, "  overlap volume  final %.3g m^3, max %.3g m^3\n", t.overlapFinal, t.overlapMax);
     std::fprintf(out, "  kinetic energy  final %.6g J, max %.6g J\n", t.keFinal, t.keMax);
     std::fprintf(out, "  failed steps    %d%s\n", s.failedSteps, s.nan ? "  (NaN in the state)" : "");
+    if (s.stoppedAtStep >= 0) std::fprintf(out, "  stopped at step %d (the failure repeated)\n", s.stoppedAtStep);
 }
 
 bool writeTraceCsv(const RunSummary& s, const std::string& path, std::string* error) {

@@ -49,6 +49,7 @@ struct RunSummary {
     StepProfile profileSum;        // seconds, summed over steps
     bool nan = false;              // the final state (or any step's) held a NaN
     int failedSteps = 0;
+    int stoppedAtStep = -1;        // the step at which the world stopped (World::stopped), -1 if it did not
     bool overlapAvailable = true;
     std::string graspJson;         // the grasp script's measurements (one JSON object), or empty
     std::string graspText;         // the same as readable lines

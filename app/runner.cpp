@@ -235,7 +235,12 @@ int runHeadless(const RunOptions& o) {
         s.profileSum.solve += p.solve;
         s.profileSum.integrate += p.integrate;
         s.profileSum.total += p.total;
-        if (r.failed) {
+        if (r.failed && !gpu && !pipe && world.stopped()) {   // said once, whatever the warnings' count
+            s.failedSteps++;
+            s.stoppedAtStep = r.step;
+            std::fprintf(stderr, "%ssandbox: error: step %d: %s\n", isatty(fileno(stderr)) && o.progress ? "\n" : "",
+                         r.step, world.lastError().c_str());
+        } else if (r.failed) {
             s.failedSteps++;
             if (failureLines++ < kMaxFailureLines)
                 std::fprintf(stderr, "%ssandbox: warning: step %d failed and was rolled back: %s\n",

@@ -128,6 +128,7 @@ void World::reset() {
     potential_.clear();
     drag_ = DragState{};
     lastStepFailed_ = false;
+    stopped_ = false;
     lastError_.clear();
     failedSteps_ = 0;
     if (!scratch_) scratch_ = std::make_shared<Scratch>();
@@ -174,9 +175,41 @@ bool World::sleepingApplies() const {
 Transform World::shapeTransform(int shape) const { return shapeWorldTransform(model_, state_, shape); }
 
 void World::step() {
+    const int substeps = settings.substeps > 0 ? settings.substeps : 1;
+    if (stopped_) {   // world.h: a failure that repeated at every retake
+        lastStepFailed_ = false;
+        profile_ = StepProfile{};
+        state_.time += settings.dt;
+        return;
+    }
+    // After a failed step the state is the roll-back's; if this step fails too, it would fail
+    // again at every step from here (world.h). Only then is the start kept (a copy of the state).
+    const bool afterFailure = lastStepFailed_;
+    const State start = afterFailure ? state_ : State{};
+    stepSubsteps(substeps);
+    if (!(afterFailure && lastStepFailed_)) return;
+    const std::string first = lastError_;
+    const int failed = failedSteps_;
+    int retakes = 0;
+    while (lastStepFailed_ && retakes < kRepeatRetries) {
+        ++retakes;
+        state_ = start;
+        stepSubsteps(substeps << retakes);
+    }
+    failedSteps_ = failed - (lastStepFailed_ ? 0 : 1);   // the retakes are this one step
+    if (lastStepFailed_) {
+        stopped_ = true;
+        lastError_ = first + "; it failed again from the rolled-back state at rest, and at " +
+                     std::to_string(substeps << 1) + " and " + std::to_string(substeps << kRepeatRetries) +
+                     " substeps: the world is stopped (reset to run it again)";
+    } else {
+        lastError_ = first + "; retaken at " + std::to_string(substeps << retakes) + " substeps, which held";
+    }
+}
+
+void World::stepSubsteps(int substeps) {
     auto t0 = Clock::now();
     StepProfile total;
-    const int substeps = settings.substeps > 0 ? settings.substeps : 1;
     const Real h = settings.dt / substeps;
     lastStepFailed_ = false;
     dragWarm_ = drag_.force * h;   // as the pipeline uploads it (pipeline_world.h)

@@ -60,6 +60,13 @@ public:
     bool lastStepFailed() const { return lastStepFailed_; }
     const std::string& lastError() const { return lastError_; }
     int failedSteps() const { return failedSteps_; }
+    // A failure that repeats: a step that fails from the state a roll-back left (at rest, warm
+    // starts cleared) would fail the same way at every later step, and the scene would freeze in
+    // silence. So such a step is taken again at 2x and then 4x the substeps; if it still fails,
+    // the world stops: lastError() says so (once, on that step), stopped() is true, and every
+    // later step() only advances the clock, until reset().
+    bool stopped() const { return stopped_; }
+    static constexpr int kRepeatRetries = 2;   // the retakes at 2x, 4x substeps
 
     void draw(DebugDraw& draw) const;
 
@@ -128,6 +135,8 @@ private:
     std::shared_ptr<Scratch> scratch_;
     std::shared_ptr<const Model> sceneModel_;   // the model as loaded, restored by reset()
     bool lastStepFailed_ = false;
+    bool stopped_ = false;
+    void stepSubsteps(int substeps);   // one step of settings.dt in `substeps` substeps
     bool femModelNoted_ = false;     // the PEG/PLUS-with-FEM note was printed
     bool softNoted_ = false;         // the note that the soft step does not handle the scene was printed
     std::shared_ptr<SoftStepScratch> softScratch_;   // the soft step's buffers (engine/solver/relax_shared.h)
