@@ -50,7 +50,6 @@ public:
     bool isActive(int body) const;   // spawned and not dormant
     bool isAsleep(int body) const;   // in a sleeping island (WorldSettings::sleeping)
     int sleepingBodies() const;
-    bool sleepingApplies() const;    // settings.sleeping, where supported (the standard, PEG and CCP models, no FEM)
     void wakeAll();                  // every island awake (the app calls it after an edit)
     Transform bodyTransform(int body) const { return {state_.pos[body], state_.rot[body]}; }
     Transform shapeTransform(int shape) const;
@@ -113,6 +112,7 @@ private:
     void findShapePairs(const State& at, const NarrowPhaseSettings& narrow);   // broad phase into the scratch
     bool widenDetection(const NarrowPhaseSettings& narrow, bool fromStart);   // the redetection's test
     void projectPositions();                                  // the optional last stage
+    bool sleepingApplies() const;                             // settings.sleeping, where supported
     Model model_;
     State state_;
     StepProfile profile_;

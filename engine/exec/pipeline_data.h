@@ -134,6 +134,7 @@ struct PipelineOptions {
     int initialContacts = 0;
     int initialSlots = 16;         // contacts one pair may store before the step re-runs
     int initialCandidates = 0;     // narrow-phase reuse's candidate pool; 0: 16 per pair
+    bool sleepingWarm = true;      // sleeping: keep the sleeping islands' warm impulses (off: tests show what they change)
 };
 
 template <class Exec>

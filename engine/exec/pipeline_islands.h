@@ -166,7 +166,7 @@ void recordKeepSleepingWarm(Exec& ex, PipelineData<Exec>& d) {
     WarmImpulse* kept = s.keptWarm.data();
     const int capacity = d.contactCapacity, shapes = d.shapes;
     ex.serial(nullptr, [=] CS_LAMBDA() { sc->keptWarm = 0; });
-    if (ex.stopped(&sc->asleep)) return;
+    if (!s.keepWarm || ex.stopped(&sc->asleep)) return;
     ex.forEach(capacity, nullptr, nullptr, [=] CS_LAMBDA(int i) {
         flag[i] = 0;
         if (i >= c->warmCount || c->bad) return;

@@ -28,7 +28,8 @@ template <class Exec>
 struct PipelineSleep {
     template <class T>
     using Buffer = typename Exec::template Buffer<T>;
-    bool on = false;                       // World::sleepingApplies(), set by PipelineWorld per step
+    bool on = false;                       // sleepingApplies(), set by PipelineWorld per step
+    bool keepWarm = true;                  // PipelineOptions::sleepingWarm
     int bodies = 0, warmCapacity = 0;
     Buffer<Real> sleepTime, startTime;     // (bodies) State::sleepTime, and at the substep's start
     Buffer<int> island, startIsland;       // (bodies) State::sleepIsland (-1: awake), and at the start

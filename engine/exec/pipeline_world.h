@@ -173,7 +173,7 @@ std::vector<double> PipelineWorld<Exec>::signature(bool sorted) const {
             double(s.warmStart), double(s.complementarityPreconditioner), double(s.stabilization),
             double(s.maxPushoutSpeed), double(int(s.contactModel)), double(int(s.ccp.solver)),
             double(s.ccp.iterations), double(s.ccp.tolerance), double(s.ccp.omega),
-            double(s.farNewtonIterations), double(d_.sleep.on), double(d_.sleep.couplingEdgeCount)};
+            double(s.farNewtonIterations), double(d_.sleep.on), double(d_.sleep.keepWarm), double(d_.sleep.couplingEdgeCount)};
 }
 
 // Sleeping (engine/solver/islands.h, pipeline_islands.h), as World::substep begins: the sleep
@@ -186,7 +186,8 @@ void PipelineWorld<Exec>::prepareSleepStep() {
     PipelineSleep<Exec>& sl = d_.sleep;
     State& state = world_.state();
     const Model& model = world_.model();
-    sl.on = world_.sleepingApplies();
+    sl.on = sleepingApplies(world_.model(), world_.settings);
+    sl.keepWarm = options_.sleepingWarm;
     prepareSleep(model, state, sl.on);
     if (!sl.on) return;
     SolverSettings& solver = settings_.solver;
