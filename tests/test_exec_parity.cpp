@@ -427,7 +427,7 @@ TEST_CASE("exec parity: islands and sleeping, bit for bit: falling asleep, wakin
         bool mustWake;
         bool everyIteration;   // every gated pass recorded and run with its gate closed, as on a device
     };
-    for (const Case& k : {Case{"stack", 240, true, false}, Case{"stack", 240, true, true}, Case{"pyramid", 90, false, false},
+    for (const Case& k : {Case{"stack", 0, true, false}, Case{"stack", 0, true, true}, Case{"pyramid", 90, false, false},
                           Case{"card_house", 120, false, false}, Case{"table_pile", 480, false, false}}) {
         CAPTURE(k.name);
         CAPTURE(k.everyIteration);
@@ -439,7 +439,8 @@ TEST_CASE("exec parity: islands and sleeping, bit for bit: falling asleep, wakin
         pipeline.executor().recordEveryIteration = k.everyIteration;
         int mostAsleep = 0, wakes = 0, sleepDiffers = 0, statsDiffer = 0;
         Real worst = 0;
-        for (int i = 0; i < k.steps; ++i) {
+        const int steps = k.name == "stack" ? int(std::lround(Real(3) / cpu.settings.dt)) : k.steps;   // 3 s
+        for (int i = 0; i < steps; ++i) {
             const int before = cpu.sleepingBodies();
             cpu.step();
             pipeline.step();
@@ -472,7 +473,7 @@ TEST_CASE("exec parity: islands and sleeping, bit for bit: falling asleep, wakin
         options.sleepingWarm = false;
         PipelineWorld<HostExecutor> pipeline(host, options);
         Real worst = 0;
-        for (int i = 0; i < 240; ++i) {
+        for (int i = 0; i < int(std::lround(Real(3) / cpu.settings.dt)); ++i) {
             cpu.step();
             pipeline.step();
             worst = std::max(worst, bodyPositionDifference(cpu, host));

@@ -424,6 +424,7 @@ TEST_CASE("sleeping: off by default, a scene key and a run flag; the device pipe
     // The step pipeline runs islands and sleeping (engine/exec/pipeline_islands.h), but not yet
     // partial waking's load check: it declines a world in which a drag woke a body alone.
     World w = loadWorld("pyramid", true);
+    w.step();   // the sleep arrays sized (prepareSleep), so that the drag marks its body woken alone
     std::string why;
     CHECK(pipelineSupports(w, &why));
     int body = 0;
