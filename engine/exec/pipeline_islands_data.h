@@ -9,8 +9,18 @@
 
 #include "engine/model.h"
 #include "engine/state.h"
+#include "engine/world.h"
 
 namespace cs {
+
+// Sleeping applies (as World::sleepingApplies, world.cpp, which is private there): settings.sleeping, with bodies the
+// step integrates itself and no deformable body: the standard, PEG and CCP models, no FEM nodes.
+inline bool sleepingApplies(const Model& model, const WorldSettings& settings) {
+    const ContactModelType m = settings.solver.contactModel;
+    return settings.sleeping && model.femNodeCount() == 0 &&
+           (m == ContactModelType::Standard || m == ContactModelType::PEG || m == ContactModelType::CCP);
+}
+
 
 // Scalars of the island stages, in the executor's memory.
 struct SleepCounters {
