@@ -391,3 +391,94 @@ TEST_CASE("exec parity: the far Newton cap, bit for bit, on table_pile and a dra
     }
     CHECK(restoredAll > 0);
 }
+
+// Islands and sleeping on the pipeline (engine/exec/pipeline_islands.h) against World::step with
+// sleeping on (partial waking on, as by default; no drag, so no body is woken alone): the library
+// scenes that fall asleep, and a stack that falls asleep and is woken by a box spawned above it.
+// Each step: every position, orientation and velocity, and the sleep state (State::sleepIsland,
+// sleepTime, wokeAlone) equal bit for bit, and the Newton statistics; the run must put bodies to
+// sleep and, on the stack, wake them again.
+TEST_CASE("exec parity: islands and sleeping, bit for bit: falling asleep, waking on touch") {
+    auto stack = [] {   // three 100 kg boxes on the ground; a fourth appears above them at t = 2 s
+        Model m;
+        std::string err;
+        BodyDesc ground;
+        ground.isStatic = true;
+        ground.material.friction = Real(0.5);
+        ground.shapes.push_back(ShapeDesc{ShapeType::Polytope, makeBox({20, 20, 1}), 0});
+        ground.pose.pos = {0, 0, -1};
+        REQUIRE(addBody(m, ground, &err) >= 0);
+        BodyDesc box;
+        box.mass = 100;
+        box.material.friction = Real(0.5);
+        box.shapes.push_back(ShapeDesc{ShapeType::Polytope, makeBox({0.5, 0.5, 0.5}), 0});
+        for (int k = 0; k < 3; ++k) {
+            box.pose.pos = {0, 0, Real(0.5) + k};
+            REQUIRE(addBody(m, box, &err) >= 0);
+        }
+        box.pose.pos = {Real(0.3), 0, Real(5)};
+        box.spawnTime = 2;
+        REQUIRE(addBody(m, box, &err) >= 0);
+        return m;
+    };
+    struct Case {
+        std::string name;
+        int steps;
+        bool mustWake;
+        bool everyIteration;   // every gated pass recorded and run with its gate closed, as on a device
+    };
+    for (const Case& k : {Case{"stack", 0, true, false}, Case{"stack", 0, true, true}, Case{"pyramid", 90, false, false},
+                          Case{"card_house", 120, false, false}, Case{"table_pile", 480, false, false}}) {
+        CAPTURE(k.name);
+        CAPTURE(k.everyIteration);
+        World cpu = k.name == "stack" ? World(stack(), WorldSettings{}) : comparableWorld(k.name);
+        World host = k.name == "stack" ? World(stack(), WorldSettings{}) : comparableWorld(k.name);
+        cpu.settings.sleeping = host.settings.sleeping = true;
+        requirePipelineSupports(host);
+        PipelineWorld<HostExecutor> pipeline(host, smallBuffers());
+        pipeline.executor().recordEveryIteration = k.everyIteration;
+        int mostAsleep = 0, wakes = 0, sleepDiffers = 0, statsDiffer = 0;
+        Real worst = 0;
+        const int steps = k.name == "stack" ? int(std::lround(Real(3) / cpu.settings.dt)) : k.steps;   // 3 s
+        for (int i = 0; i < steps; ++i) {
+            const int before = cpu.sleepingBodies();
+            cpu.step();
+            pipeline.step();
+            mostAsleep = std::max(mostAsleep, cpu.sleepingBodies());
+            wakes += cpu.sleepingBodies() < before;
+            const State &a = cpu.state(), &b = host.state();
+            sleepDiffers += a.sleepIsland != b.sleepIsland || a.sleepTime != b.sleepTime || a.wokeAlone != b.wokeAlone;
+            const SolveStats &sa = cpu.solveStats(), &sb = pipeline.solveStats();
+            statsDiffer += sa.newtonIterations != sb.newtonIterations || sa.residualFinal != sb.residualFinal;
+            worst = std::max({worst, bodyPositionDifference(cpu, host), bodyRotationDifference(cpu, host)});
+            for (int body = 0; body < cpu.model().bodyCount(); ++body)
+                worst = std::max({worst, length(a.linVel[body] - b.linVel[body]), length(a.angVel[body] - b.angVel[body])});
+        }
+        MESSAGE(k.name << ": at most " << mostAsleep << " of " << cpu.model().bodyCount() << " bodies asleep, "
+                       << wakes << " steps woke some; largest difference " << worst << ", steps whose sleep state "
+                       << "differs " << sleepDiffers << ", whose Newton statistics differ " << statsDiffer
+                       << "; buffer growths " << pipeline.bufferStats().growthEvents);
+        CHECK(mostAsleep > 0);
+        if (k.mustWake) CHECK(wakes > 0);
+        CHECK(worst == 0);
+        CHECK(sleepDiffers == 0);
+        CHECK(statsDiffer == 0);
+        CHECK(pipeline.bufferStats().growthEvents > 0);
+    }
+    {   // The check can fail: without the sleeping islands' kept warm impulses (recordKeepSleepingWarm
+        // skipped) the woken stack starts its solve cold, and the runs part.
+        World cpu(stack(), WorldSettings{}), host(stack(), WorldSettings{});
+        cpu.settings.sleeping = host.settings.sleeping = true;
+        PipelineOptions options = smallBuffers();
+        options.sleepingWarm = false;
+        PipelineWorld<HostExecutor> pipeline(host, options);
+        Real worst = 0;
+        for (int i = 0; i < int(std::lround(Real(3) / cpu.settings.dt)); ++i) {
+            cpu.step();
+            pipeline.step();
+            worst = std::max(worst, bodyPositionDifference(cpu, host));
+        }
+        MESSAGE("stack, the sleeping warm impulses not kept: largest position difference " << worst);
+        CHECK(worst > 0);
+    }
+}

@@ -25,8 +25,10 @@ bool pipelineSupports(const World& world, std::string* why) {
         reason = "the device pipeline has no redetection yet (settings.redetectPasses)";
     else if (world.settings.projectionPasses > 0)
         reason = "the device pipeline has no position projection yet (settings.projectionPasses)";
-    else if (world.settings.sleeping)
-        reason = "the device pipeline has no islands or sleeping yet (settings.sleeping)";
+    else if (sleepingApplies(world.model(), world.settings) && world.settings.partialWake &&
+             (world.drag().body >= 0 ||
+              std::any_of(world.state().wokeAlone.begin(), world.state().wokeAlone.end(), [](uint8_t a) { return a != 0; })))
+        reason = "the device pipeline has no partial waking yet (sleeping with a drag, settings.partialWake)";
     if (reason && why) *why = reason;
     return reason == nullptr;
 }

@@ -17,6 +17,7 @@
 #include "engine/exec/condensed_solve.h"
 #include "engine/exec/executor.h"
 #include "engine/exec/pipeline_fem_data.h"
+#include "engine/exec/pipeline_islands_data.h"
 #include "engine/exec/pipeline_joints_data.h"
 #include "engine/exec/step_hd.h"
 #include "engine/world.h"
@@ -133,6 +134,7 @@ struct PipelineOptions {
     int initialContacts = 0;
     int initialSlots = 16;         // contacts one pair may store before the step re-runs
     int initialCandidates = 0;     // narrow-phase reuse's candidate pool; 0: 16 per pair
+    bool sleepingWarm = true;      // sleeping: keep the sleeping islands' warm impulses (off: tests show what they change)
 };
 
 template <class Exec>
@@ -227,6 +229,8 @@ struct PipelineData {
     Buffer<StepCounters> counters;
     Buffer<LinearControl> linear;
     StepCounters hostCounters{};               // the host's copy after the step's one sync
+
+    PipelineSleep<Exec> sleep;                 // islands and sleeping (pipeline_islands.h)
 };
 
 // Sizes narrow-phase reuse's candidate pools (contents kept).

@@ -16,12 +16,14 @@
 //                with every contact (a gated stretch, setGate)
 //   energy       the energy guard (engine/solver/energy_guard.h)            pipeline_energy.h
 //   integrate    the velocity guard (roll back the substep), integration, the warm-start cache
+//   (sleeping)   waking on touch after the broad phase; the sleeping islands'  pipeline_islands.h
+//                warm impulses kept across the store; islands, sleep clocks, falling asleep
 //   (FEM)        nodes, element and attachment rows, node integration       pipeline_fem.h
 //                boundary nodes against rigid parts                          pipeline_fem_contact.h
 //                boundary nodes against FEM triangles (FEM-FEM, self)        pipeline_fem_femcontact.h
 //
 // World::step stays beside it as the CPU reference: it also runs what this pipeline does not
-// (PEG, PLUS, compliant, projection, redetection, sleeping), and it is the outside check
+// (PEG, PLUS, compliant, projection, redetection, partial waking's load check), and it is the outside check
 // of the parity test (tests/test_exec_parity.cpp). PipelineWorld drives the pipeline on a World:
 // it uploads the world when the host changed it, records one step (all substeps), and makes ONE
 // synchronization, after which the counters and the state are on the host. When a count outgrew
@@ -36,6 +38,7 @@
 #include "engine/exec/pipeline_energy.h"
 #include "engine/exec/pipeline_fem.h"
 #include "engine/exec/pipeline_fem_contact.h"
+#include "engine/exec/pipeline_islands.h"
 #include "engine/exec/pipeline_joints.h"
 #include "engine/exec/pipeline_newton.h"
 
@@ -153,6 +156,7 @@ void recordStep(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws, bool s
         recordPrepare(ex, d, ws, h);
         recordFemPrepare(ex, d, ws, h);
         recordBroadPhase(ex, d, ws);
+        recordWakeTouched(ex, d);   // sleeping: waking on touch, the sleeping pairs and bodies out
         ex.stamp(t + 1);
         recordNarrowPhase(ex, d, ws);
         ex.stamp(t + 2);
@@ -179,7 +183,10 @@ void recordStep(Exec& ex, PipelineData<Exec>& d, const WorldSettings& ws, bool s
         ex.stamp(t + 4);
         recordFemGuard(ex, d);
         recordEnergyGuard(ex, d, ws, h);
+        recordKeepSleepingWarm(ex, d);
         recordIntegrate(ex, d, h, ws.solver.newtonTolerance);
+        recordMergeSleepingWarm(ex, d);
+        recordUpdateSleep(ex, d, h);
         recordFemIntegrate(ex, d, h);
         recordJointStore(ex, d);
         recordFemContactStore(ex, d);

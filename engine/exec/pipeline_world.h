@@ -17,6 +17,7 @@
 
 #include "engine/exec/pipeline_step.h"
 #include "engine/fem/fem_drag.h"
+#include "engine/solver/islands.h"
 
 namespace cs {
 
@@ -46,6 +47,9 @@ private:
     void uploadBilateral();
     void grow();
     std::vector<double> signature(bool sorted) const;
+    void prepareSleepStep();
+    void uploadSleep();
+    void downloadSleep();
 
     World& world_;
     PipelineOptions options_;
@@ -63,6 +67,7 @@ private:
     StepProfile profile_;
     SolveStats stats_;
     PipelineBufferStats buffers_;
+    WorldSettings settings_;       // the step's settings: the world's, with sleeping's far Newton cap
 };
 
 template <class Exec>
@@ -156,7 +161,7 @@ void PipelineWorld<Exec>::grow() {
 // Everything a recorded step depends on: a graph recorded with other values is not replayed.
 template <class Exec>
 std::vector<double> PipelineWorld<Exec>::signature(bool sorted) const {
-    const WorldSettings& w = world_.settings;
+    const WorldSettings& w = settings_;
     const SolverSettings& s = w.solver;
     return {double(generation_), double(d_.joints.rows), double(d_.joints.dragRows), double(d_.pairCapacity),
             double(d_.pairSlots), double(d_.contactCapacity), double(d_.candidateCapacity), double(w.narrowReuse),
@@ -168,7 +173,78 @@ std::vector<double> PipelineWorld<Exec>::signature(bool sorted) const {
             double(s.warmStart), double(s.complementarityPreconditioner), double(s.stabilization),
             double(s.maxPushoutSpeed), double(int(s.contactModel)), double(int(s.ccp.solver)),
             double(s.ccp.iterations), double(s.ccp.tolerance), double(s.ccp.omega),
-            double(s.farNewtonIterations)};
+            double(s.farNewtonIterations), double(d_.sleep.on), double(d_.sleep.keepWarm), double(d_.sleep.couplingEdgeCount)};
+}
+
+// Sleeping (engine/solver/islands.h, pipeline_islands.h), as World::substep begins: the sleep
+// arrays sized to the model and the islands of changed joint drives woken (prepareSleep, on the
+// host), the buffers sized, and with sleeping the far Newton cap of World::substep in the step's
+// settings. The sleep state at the step's start is kept for a step run again.
+template <class Exec>
+void PipelineWorld<Exec>::prepareSleepStep() {
+    settings_ = world_.settings;
+    PipelineSleep<Exec>& sl = d_.sleep;
+    State& state = world_.state();
+    const Model& model = world_.model();
+    sl.on = sleepingApplies(world_.model(), world_.settings);
+    sl.keepWarm = options_.sleepingWarm;
+    prepareSleep(model, state, sl.on);
+    if (!sl.on) return;
+    SolverSettings& solver = settings_.solver;
+    if (solver.contactModel != ContactModelType::CCP)
+        solver.farNewtonIterations = std::max(solver.farNewtonIterations, kFarNewtonFactor * solver.newtonIterations);
+    if (reserveSleep(sl, model, d_.contactCapacity)) ++generation_;
+    std::vector<int> driven(std::max(model.bodyCount(), 1), 0);
+    for (const Joint& j : model.joints)
+        for (int b : {j.bodyA, j.bodyB})
+            if (j.drive && b >= 0) driven[b] = 1;
+    ex_.upload(sl.driven.data(), driven.data(), driven.size());
+    // A coupling's rows tie the bodies of its two joints (updateSleep joins the first with the others).
+    std::vector<int> edges;
+    for (const JointCoupling& k : model.couplings) {
+        int body[4] = {-1, -1, -1, -1};
+        for (int side = 0; side < 2; ++side) {
+            const int j = side == 0 ? k.jointA : k.jointB;
+            if (j < 0 || j >= (int)model.joints.size()) continue;
+            body[2 * side] = model.joints[j].bodyA;
+            body[2 * side + 1] = model.joints[j].bodyB;
+        }
+        const int first = body[0] >= 0 ? body[0] : body[1];
+        for (int b = 1; b < 4; ++b) edges.insert(edges.end(), {first, body[b]});
+    }
+    if (sl.couplingEdges.capacity() < std::max<size_t>(edges.size(), 1)) {
+        sl.couplingEdges.reserve(std::max<size_t>(edges.size(), 1));
+        ++generation_;
+    }
+    if (!edges.empty()) ex_.upload(sl.couplingEdges.data(), edges.data(), edges.size());
+    sl.couplingEdgeCount = int(edges.size() / 2);
+    sl.hostTime = state.sleepTime;
+    sl.hostIsland = state.sleepIsland;
+    sl.hostAlone = state.wokeAlone;
+}
+
+// The sleep state of the step's start and the island stages' counters, up (every try).
+template <class Exec>
+void PipelineWorld<Exec>::uploadSleep() {
+    PipelineSleep<Exec>& sl = d_.sleep;
+    const size_t n = d_.bodies;
+    ex_.upload(sl.sleepTime.data(), sl.hostTime.data(), n);
+    ex_.upload(sl.island.data(), sl.hostIsland.data(), n);
+    ex_.upload(sl.wokeAlone.data(), sl.hostAlone.data(), n);
+    SleepCounters start{};
+    start.keepAwake = world_.drag().body;
+    start.partial = world_.settings.partialWake ? 1 : 0;
+    ex_.upload(sl.counters.data(), &start, 1);
+}
+
+template <class Exec>
+void PipelineWorld<Exec>::downloadSleep() {
+    PipelineSleep<Exec>& sl = d_.sleep;
+    State& state = world_.state();
+    const size_t n = d_.bodies;
+    ex_.download(state.sleepTime.data(), sl.sleepTime.data(), n);
+    ex_.download(state.sleepIsland.data(), sl.island.data(), n);
+    ex_.download(state.wokeAlone.data(), sl.wokeAlone.data(), n);
 }
 
 template <class Exec>
@@ -178,6 +254,7 @@ void PipelineWorld<Exec>::step() {
         state.time != lastTime_)
         upload();
     const int n = d_.bodies, nodes = d_.fem.nodes;
+    prepareSleepStep();
     if (d_.fem.femBodies) ex_.upload(d_.fem.activation.data(), state.femActivation.data(), d_.fem.femBodies);
     uploadBilateral();
     const int jointRows = d_.joints.rows;
@@ -236,8 +313,9 @@ void PipelineWorld<Exec>::step() {
         // A step whose Newton condenses the FEM rows reads sizes on the host between its stages
         // (condensed_solve.h): it runs eagerly, not as a recorded graph.
         const bool eager = !ccp && !ccpNewton && pipelineCondenses(d_, world_.settings.solver);
-        if (eager) recordStep(ex_, d_, world_.settings, sorted);
-        else ex_.record(signature(sorted), [&] { recordStep(ex_, d_, world_.settings, sorted); });
+        if (d_.sleep.on) uploadSleep();
+        if (eager) recordStep(ex_, d_, settings_, sorted);
+        else ex_.record(signature(sorted), [&] { recordStep(ex_, d_, settings_, sorted); });
         ex_.download(&d_.hostCounters, d_.counters.data(), 1);
         ex_.download(state.pos.data(), d_.pos.data(), n);
         ex_.download(state.rot.data(), d_.rot.data(), n);
@@ -254,6 +332,7 @@ void PipelineWorld<Exec>::step() {
             stats_.ccpMerit.resize(history);
             ex_.download(stats_.ccpMerit.data(), d_.ccpHistory.data(), history);
         }
+        if (d_.sleep.on) downloadSleep();
         ex_.sync();   // the one synchronization of the step
         if (!d_.hostCounters.jointWarm) state.jointWarm.clear();   // rolled back (World::rollBack)
         if (d_.joints.dragRows) {
@@ -262,6 +341,7 @@ void PipelineWorld<Exec>::step() {
         }
         if (!d_.hostCounters.overflow) break;
         grow();   // and run the step again from its start
+        if (d_.sleep.on && reserveSleep(d_.sleep, world_.model(), d_.contactCapacity)) ++generation_;
         if (d_.joints.dragRows) ex_.upload(d_.joints.dragResult.data(), dragAtStart, 4);
         ex_.copy(d_.pos.data(), d_.startPos.data(), n);
         ex_.copy(d_.rot.data(), d_.startRot.data(), n);

@@ -243,8 +243,8 @@ int updateSleep(const Model& model, State& state, const ConstraintRows& rows, co
     std::vector<Real> islandTime(nb, Real(1e30));
     for (int b = 0; b < nb; ++b) {
         if (!member(b)) continue;
-        const bool slow = length(state.linVel[b]) < kSleepLinearSpeed && length(state.angVel[b]) < kSleepAngularSpeed;
-        state.sleepTime[b] = slow && b != keepAwake && !driven[b] ? state.sleepTime[b] + h : Real(0);
+        const bool slow = belowSleepSpeeds(state.linVel[b], state.angVel[b]);
+        state.sleepTime[b] = advancedSleepTime(state.sleepTime[b], slow, b != keepAwake && !driven[b], h);
         Real& t = islandTime[findRoot(parent, b)];
         t = std::min(t, state.sleepTime[b]);
     }

@@ -64,14 +64,13 @@
 
 #include "engine/collision/broad_phase.h"
 #include "engine/model.h"
+#include "engine/solver/islands_hd.h"
 #include "engine/solver/constraint_rows.h"
 #include "engine/state.h"
 
 namespace cs {
 
-constexpr Real kSleepLinearSpeed = Real(0.05);                   // m/s, centre of mass
-constexpr Real kSleepAngularSpeed = Real(2 * 3.14159265358979 / 180);   // rad/s (2 deg/s)
-constexpr Real kTimeToSleep = Real(0.5);                         // s below both speeds
+// kSleepLinearSpeed, kSleepAngularSpeed, kTimeToSleep: islands_hd.h (shared with the step pipeline)
 constexpr Real kWakeLoadFraction = Real(0.05);   // partial waking: a load change that wakes, / the weight
 constexpr int kFarNewtonFactor = 2;              // with sleeping: the far Newton cap, times the cap
 constexpr int kMaxWakeResolves = 8;              // partial waking: re-solves per step before whole islands wake
