@@ -186,6 +186,7 @@ void World::step() {
     // again at every step from here (world.h). Only then is the start kept (a copy of the state).
     const bool afterFailure = lastStepFailed_;
     const State start = afterFailure ? state_ : State{};
+    const int before = failedSteps_;
     stepSubsteps(substeps);
     if (!(afterFailure && lastStepFailed_)) return;
     const std::string first = lastError_;
@@ -196,7 +197,7 @@ void World::step() {
         state_ = start;
         stepSubsteps(substeps << retakes);
     }
-    failedSteps_ = failed - (lastStepFailed_ ? 0 : 1);   // the retakes are this one step
+    failedSteps_ = lastStepFailed_ ? failed : before;   // the retakes' roll-backs are this step's first try's
     if (lastStepFailed_) {
         stopped_ = true;
         lastError_ = first + "; it failed again from the rolled-back state at rest, and at " +
