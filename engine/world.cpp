@@ -166,11 +166,7 @@ void World::keepSleepingContacts(bool sleeping) {
         if (asleep(c)) sleepingContacts_.push_back(c);
 }
 
-bool World::sleepingApplies() const {   // the pipeline's test is the same (pipeline_islands_data.h)
-    const ContactModelType m = settings.solver.contactModel;
-    return settings.sleeping && model_.femNodeCount() == 0 &&
-           (m == ContactModelType::Standard || m == ContactModelType::PEG || m == ContactModelType::CCP);
-}
+bool World::sleepingApplies() const { return cs::sleepingApplies(model_, settings); }   // islands.h
 
 Transform World::shapeTransform(int shape) const { return shapeWorldTransform(model_, state_, shape); }
 

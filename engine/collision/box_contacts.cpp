@@ -182,12 +182,9 @@ bool collideBoxes(const PolytopeView& A, const BoxFaces& ba, const PolytopeView&
         b[i] = B.faces[bb.face[i]].normal;
     }
     const Vec3 d = B.centroid - A.centroid;   // A towards B
-    Real r[3][3], absR[3][3];
+    Real absR[3][3];   // |a_i . b_j|
     for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) {
-            r[i][j] = dot(a[i], b[j]);
-            absR[i][j] = std::fabs(r[i][j]);
-        }
+        for (int j = 0; j < 3; ++j) absR[i][j] = std::fabs(dot(a[i], b[j]));
     // Face axes of A, then of B: separation |t| - (A's reach) - (B's reach) along the axis.
     Real sepA = -kHuge, sepB = -kHuge;
     int axisA = 0, axisB = 0;

@@ -8,19 +8,11 @@
 #include <vector>
 
 #include "engine/model.h"
+#include "engine/solver/islands.h"
 #include "engine/state.h"
 #include "engine/world.h"
 
 namespace cs {
-
-// Sleeping applies (as World::sleepingApplies, world.cpp, which is private there): settings.sleeping, with bodies the
-// step integrates itself and no deformable body: the standard, PEG and CCP models, no FEM nodes.
-inline bool sleepingApplies(const Model& model, const WorldSettings& settings) {
-    const ContactModelType m = settings.solver.contactModel;
-    return settings.sleeping && model.femNodeCount() == 0 &&
-           (m == ContactModelType::Standard || m == ContactModelType::PEG || m == ContactModelType::CCP);
-}
-
 
 // Scalars of the island stages, in the executor's memory.
 struct SleepCounters {
@@ -38,7 +30,7 @@ template <class Exec>
 struct PipelineSleep {
     template <class T>
     using Buffer = typename Exec::template Buffer<T>;
-    bool on = false;                       // sleepingApplies(), set by PipelineWorld per step
+    bool on = false;                       // sleepingApplies() (islands.h), set by PipelineWorld per step
     bool keepWarm = true;                  // PipelineOptions::sleepingWarm
     int bodies = 0, warmCapacity = 0;
     Buffer<Real> sleepTime, startTime;     // (bodies) State::sleepTime, and at the substep's start

@@ -64,6 +64,7 @@
 
 #include "engine/collision/broad_phase.h"
 #include "engine/model.h"
+#include "engine/settings.h"
 #include "engine/solver/islands_hd.h"
 #include "engine/solver/constraint_rows.h"
 #include "engine/state.h"
@@ -74,6 +75,14 @@ namespace cs {
 constexpr Real kWakeLoadFraction = Real(0.05);   // partial waking: a load change that wakes, / the weight
 constexpr int kFarNewtonFactor = 2;              // with sleeping: the far Newton cap, times the cap
 constexpr int kMaxWakeResolves = 8;              // partial waking: re-solves per step before whole islands wake
+
+// Sleeping applies: settings.sleeping, with bodies the step integrates itself and no deformable
+// body (the standard, PEG and CCP models, no FEM nodes). World::step and the step pipeline both ask.
+inline bool sleepingApplies(const Model& model, const WorldSettings& settings) {
+    const ContactModelType m = settings.solver.contactModel;
+    return settings.sleeping && model.femNodeCount() == 0 &&
+           (m == ContactModelType::Standard || m == ContactModelType::PEG || m == ContactModelType::CCP);
+}
 
 inline bool isAsleep(const State& state, int body) {
     return body >= 0 && body < (int)state.sleepIsland.size() && state.sleepIsland[body] >= 0;
